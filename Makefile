@@ -1,0 +1,47 @@
+# One entry point: `make run` (main job on the embedded weights) and `make test` (whole suite).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SAMPLE ?= vision/assets/sample_page.png
+
+.PHONY: setup system test run bench serve ui clean
+
+setup: system $(STAMP)
+
+# System packages: FFmpeg's libraries for torchcodec, DejaVu fonts for rendering. Installed with apt when root.
+system:
+	@missing=""; \
+	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
+	[ -d /usr/share/fonts/truetype/dejavu ] || missing="$$missing fonts-dejavu-core"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null; \
+	  else \
+	    echo "missing system packages:$$missing  ->  run: sudo apt-get install$$missing"; exit 1; \
+	  fi; \
+	fi
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[all,test]'
+	@touch $(STAMP)
+
+test: setup
+	$(PY) -m pytest -q tests
+
+run: setup
+	$(VENV)/bin/vision ocr $(SAMPLE) --format txt
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+serve: setup
+	$(VENV)/bin/vision serve
+
+ui: setup
+	$(VENV)/bin/vision ui
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

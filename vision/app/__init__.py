@@ -1,0 +1,1 @@
+"""Interfaces: the ``vision`` CLI, the REST service (``vision.app.api``) and the Gradio UI."""

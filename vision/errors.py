@@ -1,0 +1,41 @@
+"""Errors raised on bad input. Every reader failure is a `VisionError` whose message names the source."""
+
+from __future__ import annotations
+
+__all__ = [
+    "VisionError",
+    "UnsupportedFormat",
+    "CorruptFile",
+    "PasswordRequired",
+    "LimitExceeded",
+    "WeightsError",
+]
+
+
+class VisionError(Exception):
+    """Base class: a clear, user-facing failure (never a raw library traceback)."""
+
+    def __init__(self, source: str | None, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}" if source else reason)
+
+
+class UnsupportedFormat(VisionError):
+    """The bytes are not a format we read (or the extension lies about them)."""
+
+
+class CorruptFile(VisionError):
+    """The format is known but the data is truncated or damaged."""
+
+
+class PasswordRequired(VisionError):
+    """An encrypted document needs a (correct) password."""
+
+
+class LimitExceeded(VisionError):
+    """A configured limit (bytes, pixels, pages, frames) was exceeded."""
+
+
+class WeightsError(VisionError):
+    """Model weights are missing, do not match their checksum, or do not fit the architecture."""

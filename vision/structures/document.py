@@ -1,0 +1,174 @@
+"""Typed results: ``Document > Page > Block > Line > Word``, plus ``Region`` and video ``TimelineEntry``.
+
+Geometry follows :mod:`vision.structures.geometry` (relative ``(x0, y0, x1, y1)`` boxes, optional
+4-point polygons). Exporters live in :mod:`vision.export`; the methods here only delegate to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from vision.structures.geometry import BBox, Polygon, union_box
+
+__all__ = ["Word", "Line", "Block", "Region", "Page", "TimelineEntry", "Document"]
+
+
+@dataclass
+class Word:
+    """A recognised word: its text, confidence in [0, 1], box and optional rotated polygon."""
+
+    value: str
+    confidence: float
+    geometry: BBox
+    polygon: Polygon | None = None
+
+
+@dataclass
+class Line:
+    """Words on one baseline, left to right; ``geometry`` defaults to the union of the words."""
+
+    words: list[Word]
+    geometry: BBox | None = None
+
+    def __post_init__(self) -> None:
+        if self.geometry is None and self.words:
+            self.geometry = union_box(w.geometry for w in self.words)
+
+    def render(self) -> str:
+        return " ".join(w.value for w in self.words)
+
+
+@dataclass
+class Block:
+    """A paragraph or column piece: lines top to bottom."""
+
+    lines: list[Line]
+    geometry: BBox | None = None
+
+    def __post_init__(self) -> None:
+        if self.geometry is None and self.lines:
+            self.geometry = union_box(ln.geometry for ln in self.lines if ln.geometry is not None)
+
+    def render(self) -> str:
+        return "\n".join(ln.render() for ln in self.lines)
+
+
+@dataclass
+class Region:
+    """A non-text area or a segmentation mask (``kind`` says which: "figure", "table", "mask", ...).
+
+    ``mask`` is an optional boolean ``H x W`` array over the whole page.
+    """
+
+    kind: str
+    geometry: BBox
+    score: float = 1.0
+    polygon: Polygon | None = None
+    mask: np.ndarray | None = None
+
+
+@dataclass
+class Page:
+    """One page or video frame.
+
+    Attributes:
+        page_idx: index in the source document (frame index for videos).
+        dimensions: ``(height, width)`` in pixels of the image the geometry refers to.
+        blocks: text blocks in reading order.
+        regions: non-text regions and masks.
+        orientation: clockwise rotation in degrees (0, 90, 180, 270) applied to read the page.
+        timestamp: presentation time in seconds for video frames, else ``None``.
+        source: file name or other origin.
+        image: the RGB ``H x W x 3`` uint8 page (kept for searchable PDFs and drawing; never exported).
+    """
+
+    page_idx: int
+    dimensions: tuple[int, int]
+    blocks: list[Block] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
+    orientation: int = 0
+    timestamp: float | None = None
+    source: str | None = None
+    image: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def words(self) -> list[Word]:
+        return [w for b in self.blocks for ln in b.lines for w in ln.words]
+
+    def render(self) -> str:
+        from vision.export.text import render_page
+
+        return render_page(self)
+
+
+@dataclass
+class TimelineEntry:
+    """Text seen in a video from ``start`` to ``end`` seconds, with its best reading and box."""
+
+    text: str
+    start: float
+    end: float
+    confidence: float
+    geometry: BBox
+
+
+@dataclass
+class Document:
+    """The result of a predictor: pages in order, plus a text timeline for videos."""
+
+    pages: list[Page] = field(default_factory=list)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    source: str | None = None
+
+    def words(self) -> Iterator[Word]:
+        for page in self.pages:
+            yield from page.words
+
+    def render(self) -> str:
+        """Plain text in reading order; pages separated by a form feed line."""
+        from vision.export.text import render_document
+
+        return render_document(self)
+
+    def export(self) -> dict[str, Any]:
+        """A versioned, JSON-serialisable dict (see :mod:`vision.export.json`)."""
+        from vision.export.json import export_document
+
+        return export_document(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Document":
+        """Rebuild a document from :meth:`export` output (lossless)."""
+        from vision.export.json import document_from_dict
+
+        return document_from_dict(data)
+
+    def export_hocr(self) -> str:
+        from vision.export.hocr import export_hocr
+
+        return export_hocr(self)
+
+    def export_alto(self) -> str:
+        from vision.export.alto import export_alto
+
+        return export_alto(self)
+
+    def save_pdf(self, path: str | Path) -> None:
+        """Write a searchable PDF: page images with an invisible text layer on the words."""
+        from vision.export.pdf import save_pdf
+
+        save_pdf(self, path)
+
+    def to_srt(self) -> str:
+        from vision.export.subtitles import to_srt
+
+        return to_srt(self)
+
+    def to_vtt(self) -> str:
+        from vision.export.subtitles import to_vtt
+
+        return to_vtt(self)
