@@ -8,17 +8,20 @@ SAMPLE ?= vision/assets/sample_page.png
 
 setup: system $(STAMP)
 
-# System packages: FFmpeg's libraries for torchcodec, DejaVu fonts for rendering. Installed with apt when root.
+# System packages: FFmpeg's libraries (torchcodec), DejaVu fonts (rendering), Chromium (UI browser test).
+# Installed with apt when we are root; otherwise we say what to install.
 system:
 	@missing=""; \
 	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
 	[ -d /usr/share/fonts/truetype/dejavu ] || missing="$$missing fonts-dejavu-core"; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing) >/dev/null; \
+	    echo "installing with apt-get:$$missing"; \
+	    apt-get update -qq >/dev/null && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else \
-	    echo "missing system packages:$$missing  ->  run: sudo apt-get install$$missing"; exit 1; \
+	    echo "missing system packages:$$missing"; echo "run: sudo apt-get install$$missing"; exit 1; \
 	  fi; \
 	fi
 

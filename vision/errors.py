@@ -8,6 +8,7 @@ __all__ = [
     "CorruptFile",
     "PasswordRequired",
     "LimitExceeded",
+    "UnreadableFile",
     "WeightsError",
 ]
 
@@ -35,6 +36,10 @@ class PasswordRequired(VisionError):
 
 class LimitExceeded(VisionError):
     """A configured limit (bytes, pixels, pages, frames) was exceeded."""
+
+
+class UnreadableFile(VisionError):
+    """The file does not exist, is a directory, or cannot be opened (permissions, I/O error)."""
 
 
 class WeightsError(VisionError):

@@ -1,1 +1,31 @@
-"""vision.pipelines"""
+"""Pipelines: small compositions of stages over batches of pages (OCR, video).
+
+    import vision
+    ocr = vision.ocr_predictor()          # OCROptions-backed; see vision.pipelines.ocr
+    doc = ocr(pages)                      # vision.structures.Document
+    ocr.pipeline                          # Pipeline(read -> text_layer -> detect -> crop -> recognize -> layout)
+
+Submodules are imported lazily, so importing one pipeline does not pull in the others' dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "Pipeline": "vision.pipelines.base",
+    "PageState": "vision.pipelines.base",
+    "OCROptions": "vision.pipelines.ocr",
+    "OCRPredictor": "vision.pipelines.ocr",
+    "ocr_predictor": "vision.pipelines.ocr",
+    "LayoutOptions": "vision.pipelines.layout",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'vision.pipelines' has no attribute {name!r}")

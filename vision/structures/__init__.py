@@ -1,6 +1,20 @@
 """Document structures and the geometry convention."""
 
 from vision.structures.document import Block, Document, Line, Page, Region, TimelineEntry, Word
-from vision.structures.geometry import BBox, Polygon
+from vision.structures.geometry import BBox, Polygon, box_to_pixels
+from vision.structures.mask import mask_from_rle, mask_to_rle
 
-__all__ = ["BBox", "Block", "Document", "Line", "Page", "Polygon", "Region", "TimelineEntry", "Word"]
+__all__ = [
+    "BBox",
+    "Block",
+    "Document",
+    "Line",
+    "Page",
+    "Polygon",
+    "Region",
+    "TimelineEntry",
+    "Word",
+    "box_to_pixels",
+    "mask_from_rle",
+    "mask_to_rle",
+]

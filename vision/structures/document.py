@@ -6,9 +6,10 @@ Geometry follows :mod:`vision.structures.geometry` (relative ``(x0, y0, x1, y1)`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class Line:
             self.geometry = union_box(w.geometry for w in self.words)
 
     def render(self) -> str:
+        """The words joined by single spaces."""
         return " ".join(w.value for w in self.words)
 
 
@@ -50,10 +52,12 @@ class Block:
     geometry: BBox | None = None
 
     def __post_init__(self) -> None:
-        if self.geometry is None and self.lines:
-            self.geometry = union_box(ln.geometry for ln in self.lines if ln.geometry is not None)
+        boxes = [ln.geometry for ln in self.lines if ln.geometry is not None]
+        if self.geometry is None and boxes:  # lines without words have no box and add nothing
+            self.geometry = union_box(boxes)
 
     def render(self) -> str:
+        """The lines joined by newlines."""
         return "\n".join(ln.render() for ln in self.lines)
 
 
@@ -61,7 +65,8 @@ class Block:
 class Region:
     """A non-text area or a segmentation mask (``kind`` says which: "figure", "table", "mask", ...).
 
-    ``mask`` is an optional boolean ``H x W`` array over the whole page.
+    ``mask`` is an optional boolean ``H x W`` array over the whole page. Equality compares masks by
+    shape and content (the generated ``__eq__`` would fail on arrays).
     """
 
     kind: str
@@ -69,6 +74,19 @@ class Region:
     score: float = 1.0
     polygon: Polygon | None = None
     mask: np.ndarray | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Region):
+            return NotImplemented
+        same_fields = (self.kind, self.geometry, self.score, self.polygon) == (
+            other.kind,
+            other.geometry,
+            other.score,
+            other.polygon,
+        )
+        if self.mask is None or other.mask is None:
+            return same_fields and self.mask is other.mask
+        return same_fields and bool(np.array_equal(self.mask, other.mask))
 
 
 @dataclass
@@ -97,9 +115,11 @@ class Page:
 
     @property
     def words(self) -> list[Word]:
+        """All words of the page in reading order (blocks, then lines, then words)."""
         return [w for b in self.blocks for ln in b.lines for w in ln.words]
 
     def render(self) -> str:
+        """Plain text of the page: lines joined by newlines, blocks by blank lines."""
         from vision.export.text import render_page
 
         return render_page(self)
@@ -125,6 +145,7 @@ class Document:
     source: str | None = None
 
     def words(self) -> Iterator[Word]:
+        """Every word of every page, in order."""
         for page in self.pages:
             yield from page.words
 
@@ -141,34 +162,55 @@ class Document:
         return export_document(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Document":
+    def from_dict(cls, data: dict[str, Any]) -> Document:
         """Rebuild a document from :meth:`export` output (lossless)."""
         from vision.export.json import document_from_dict
 
         return document_from_dict(data)
 
+    def to_json(self, *, indent: int | None = None) -> str:
+        """:meth:`export` as strict JSON text (floats written exactly, NaN refused)."""
+        from vision.export.json import dumps
+
+        return dumps(self, indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Document:
+        """Rebuild a document from :meth:`to_json` text."""
+        from vision.export.json import loads
+
+        return loads(text)
+
     def export_hocr(self) -> str:
+        """hOCR (XHTML) with pixel boxes and word confidences (see :mod:`vision.export.hocr`)."""
         from vision.export.hocr import export_hocr
 
         return export_hocr(self)
 
     def export_alto(self) -> str:
+        """ALTO v4 XML in pixel units (see :mod:`vision.export.alto`)."""
         from vision.export.alto import export_alto
 
         return export_alto(self)
 
-    def save_pdf(self, path: str | Path) -> None:
-        """Write a searchable PDF: page images with an invisible text layer on the words."""
+    def save_pdf(self, path: str | Path, *, dpi: float = 150.0, font_path: str | Path | None = None) -> None:
+        """Write a searchable PDF: page images with an invisible text layer on the words.
+
+        ``dpi`` maps page pixels to PDF points; ``font_path`` picks the TrueType font of the text layer
+        (default: DejaVu Sans). See :func:`vision.export.pdf.save_pdf`.
+        """
         from vision.export.pdf import save_pdf
 
-        save_pdf(self, path)
+        save_pdf(self, path, dpi=dpi, font_path=font_path)
 
     def to_srt(self) -> str:
+        """SubRip subtitles from :attr:`timeline`."""
         from vision.export.subtitles import to_srt
 
         return to_srt(self)
 
     def to_vtt(self) -> str:
+        """WebVTT subtitles from :attr:`timeline`."""
         from vision.export.subtitles import to_vtt
 
         return to_vtt(self)

@@ -1,0 +1,359 @@
+"""Fuzz the readers: feed seeded byte mutations of generated images, PDFs and videos to `vision.io`.
+
+Each input runs in a worker process with a per-input timeout. Reported per seed format: inputs, inputs
+read fine, VisionErrors by class, crashes (worker died: segfault, abort, OOM kill), hangs (timeout) and
+other exceptions (any non-VisionError is a bug). The baseline is the unmutated seeds, read in the same
+run: every one must read fine.
+
+    nice -n 19 .venv/bin/python benchmarks/fuzz_readers.py --inputs 10000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import json
+import multiprocessing as mp
+import os
+import platform
+import random
+import sys
+import time
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any
+
+# Limits for fuzzing: small enough that a lying header cannot make one input allocate gigabytes.
+FUZZ_LIMITS = {"max_bytes": 8 * 1024**2, "max_pixels": 4096 * 4096, "max_pages": 64, "max_frames": 64}
+MAX_PAGES_DECODED = 4  # pages or frames decoded per input (opening already parses every header)
+
+
+# ----------------------------------------------------------------------------- seeds
+def _image_seeds() -> dict[str, bytes]:
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    rgb = Image.fromarray(rng.integers(0, 255, (24, 32, 3), dtype=np.uint8))
+    seeds = {}
+    for fmt, ext, kwargs in [("PNG", "png", {}), ("JPEG", "jpeg", {"quality": 80}), ("GIF", "gif", {}),
+                             ("BMP", "bmp", {}), ("WEBP", "webp", {"quality": 80})]:
+        buf = io.BytesIO()
+        rgb.save(buf, fmt, **kwargs)
+        seeds[ext] = buf.getvalue()
+    buf = io.BytesIO()
+    rgb.convert("RGBA").save(buf, "PNG")
+    seeds["png-rgba"] = buf.getvalue()
+    buf = io.BytesIO()
+    Image.fromarray((rng.integers(0, 65535, (16, 20))).astype(np.uint16)).save(buf, "PNG")
+    seeds["png-16bit"] = buf.getvalue()
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    buf = io.BytesIO()
+    rgb.save(buf, "JPEG", exif=exif.tobytes())
+    seeds["jpeg-exif"] = buf.getvalue()
+    buf = io.BytesIO()
+    rgb.save(buf, "TIFF", save_all=True, append_images=[rgb.convert("L"), rgb.rotate(90)], compression="tiff_lzw")
+    seeds["tiff"] = buf.getvalue()
+    buf = io.BytesIO()
+    rgb.convert("P").save(buf, "GIF", save_all=True, append_images=[rgb.rotate(180).convert("P")])
+    seeds["gif-anim"] = buf.getvalue()
+    return seeds
+
+
+def _pdf_seeds() -> dict[str, bytes]:
+    import numpy as np
+    from fpdf import FPDF
+    from PIL import Image
+
+    pdf = FPDF(unit="pt", format=(200, 150))
+    pdf.set_font("helvetica", size=14)
+    for i in range(3):
+        pdf.add_page()
+        pdf.text(10, 30, f"Page {i} hello world")
+        pdf.rect(10, 50, 80, 40)
+    pdf.image(Image.fromarray(np.full((20, 30, 3), 90, np.uint8)), x=100, y=60, w=60)
+    seeds = {"pdf": bytes(pdf.output())}
+    enc = FPDF(unit="pt", format=(120, 120))
+    enc.set_encryption(owner_password="owner", user_password="")  # opens without a password
+    enc.add_page()
+    enc.set_font("helvetica", size=12)
+    enc.text(10, 30, "encrypted")
+    seeds["pdf-encrypted"] = bytes(enc.output())
+    return seeds
+
+
+def _video_seeds() -> dict[str, bytes]:
+    import torch
+    from torchcodec.encoders import VideoEncoder
+
+    frames = torch.zeros(12, 3, 32, 48, dtype=torch.uint8)
+    for i in range(12):
+        frames[i, i % 3] = 20 * i
+    seeds = {}
+    for ext in ("mp4", "mkv"):
+        buf = io.BytesIO()
+        VideoEncoder(frames, frame_rate=6).to_file_like(buf, format="matroska" if ext == "mkv" else ext)
+        seeds[ext] = buf.getvalue()
+    return seeds
+
+
+def make_seeds() -> dict[str, tuple[str, bytes]]:
+    """``name -> (reader kind, bytes)`` for every seed."""
+    seeds = {name: ("image", data) for name, data in _image_seeds().items()}
+    seeds.update({name: ("pdf", data) for name, data in _pdf_seeds().items()})
+    seeds.update({name: ("video", data) for name, data in _video_seeds().items()})
+    return seeds
+
+
+# ----------------------------------------------------------------------------- mutations
+INTERESTING = [b"\x00", b"\xff", b"\x7f", b"\x80", b"\x00\x00\x00\x00", b"\xff\xff\xff\xff", b"\x7f\xff\xff\xff",
+               b"\x00\x00\x80\x00", b"\xff\xfe", b"0", b"-1", b"99999999", b"obj", b"endobj", b"trailer", b"%%EOF"]
+
+
+def mutate(data: bytes, rng: random.Random, others: list[bytes]) -> bytes:
+    """1-8 random edits: bit flips, random or interesting bytes, inserts, deletes, duplicated chunks,
+    truncation or a splice with another seed; half the edits land in the first 256 bytes (headers)."""
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        if not buf:
+            buf = bytearray(rng.choice(others)[:64])
+        pos = rng.randrange(min(len(buf), 256)) if rng.random() < 0.5 else rng.randrange(len(buf))
+        op = rng.randrange(8)
+        if op == 0:
+            buf[pos] ^= 1 << rng.randrange(8)
+        elif op == 1:
+            buf[pos] = rng.randrange(256)
+        elif op == 2:
+            chunk = rng.choice(INTERESTING)
+            buf[pos:pos + len(chunk)] = chunk
+        elif op == 3:
+            buf[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 32)))
+        elif op == 4:
+            del buf[pos:pos + rng.randint(1, 64)]
+        elif op == 5:
+            n = rng.randint(1, 128)
+            buf[pos:pos] = buf[rng.randrange(len(buf)):][:n]
+        elif op == 6:
+            del buf[max(1, rng.randrange(len(buf))):]
+        else:
+            other = rng.choice(others)
+            buf = buf[:pos] + bytearray(other[rng.randrange(len(other)):])
+    return bytes(buf)
+
+
+# ----------------------------------------------------------------------------- worker
+def read_input(kind: str, data: bytes, via_path: bool) -> int:
+    """Open ``data`` with the reader for ``kind`` (or by sniffing) and decode a few pages; returns pages."""
+    from vision.io import DocumentFile
+    from vision.settings import Limits
+
+    limits = Limits(**FUZZ_LIMITS)
+    if via_path:
+        doc = DocumentFile.from_path(data, limits=limits, fps=2.0)
+    elif kind == "image":
+        doc = DocumentFile.from_images([data], limits=limits)
+    elif kind == "pdf":
+        doc = DocumentFile.from_pdf(data, dpi=72, limits=limits)
+    else:
+        doc = DocumentFile.from_video(data, fps=4.0, limits=limits)
+    with doc:
+        doc.describe()
+        pages = 0
+        for page in doc:
+            assert page.image.dtype.name == "uint8" and page.image.ndim == 3 and page.image.shape[2] == 3
+            pages += 1
+            if pages >= MAX_PAGES_DECODED:
+                break
+    return pages
+
+
+def worker(conn: Any) -> None:
+    """Serve ``(kind, data, via_path)`` requests until the pipe closes."""
+    import resource
+    import traceback
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from vision.errors import VisionError
+
+    while True:
+        try:
+            kind, data, via_path = conn.recv()
+        except EOFError:
+            return
+        start = time.perf_counter()
+        try:
+            pages = read_input(kind, data, via_path)
+            outcome, detail = ("ok" if pages else "empty"), f"{pages} pages"
+        except VisionError as exc:
+            outcome, detail = f"VisionError:{type(exc).__name__}", str(exc)[:200]
+        except Exception as exc:  # a bug: the readers must only raise VisionError on bad input
+            outcome, detail = "exception", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}"
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        conn.send((outcome, detail, time.perf_counter() - start, rss_mb))
+
+
+class Pool:
+    """Worker processes with a per-input deadline: a hung worker is killed and replaced."""
+
+    def __init__(self, size: int, timeout: float) -> None:
+        self.ctx = mp.get_context("spawn")  # no fork: PDFium and FFmpeg state must not be shared
+        self.timeout = timeout
+        self.workers = [self._spawn() for _ in range(size)]
+
+    def _spawn(self) -> dict[str, Any]:
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(target=worker, args=(child,), daemon=True)
+        proc.start()
+        child.close()
+        return {"proc": proc, "conn": parent, "job": None, "deadline": 0.0}
+
+    def run(self, jobs: list[dict[str, Any]], on_result: Any) -> None:
+        queue = collections.deque(jobs)
+        while queue or any(w["job"] for w in self.workers):
+            for w in self.workers:
+                if w["job"] is None and queue:
+                    w["job"] = queue.popleft()
+                    w["conn"].send((w["job"]["kind"], w["job"]["data"], w["job"]["via_path"]))
+                    w["deadline"] = time.monotonic() + self.timeout + (30 if w.get("fresh", True) else 0)
+                    w["fresh"] = False
+            busy = [w for w in self.workers if w["job"]]
+            ready = wait([w["conn"] for w in busy] + [w["proc"].sentinel for w in busy], timeout=0.5)
+            for i, w in enumerate(self.workers):
+                if not w["job"]:
+                    continue
+                if w["conn"] in ready:
+                    try:
+                        outcome, detail, secs, rss = w["conn"].recv()
+                    except EOFError:
+                        outcome, detail, secs, rss = "crash", f"worker died (exit {w['proc'].exitcode})", 0.0, 0.0
+                    on_result(w["job"], outcome, detail, secs, rss)
+                    w["job"] = None
+                    if outcome == "crash":
+                        self.workers[i] = self._replace(w)
+                elif w["proc"].sentinel in ready or not w["proc"].is_alive():
+                    w["proc"].join(1)
+                    on_result(w["job"], "crash", f"worker died (exit {w['proc'].exitcode})", 0.0, 0.0)
+                    self.workers[i] = self._replace(w)
+                elif time.monotonic() > w["deadline"]:
+                    on_result(w["job"], "hang", f"no result after {self.timeout:g} s", self.timeout, 0.0)
+                    self.workers[i] = self._replace(w)
+
+    def _replace(self, w: dict[str, Any]) -> dict[str, Any]:
+        if w["proc"].is_alive():
+            w["proc"].kill()
+        w["proc"].join(5)
+        return self._spawn()
+
+    def close(self) -> None:
+        for w in self.workers:
+            w["conn"].close()
+            w["proc"].join(5)
+            if w["proc"].is_alive():
+                w["proc"].kill()
+
+
+# ----------------------------------------------------------------------------- main
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs (default 10000)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fuzz_readers.json"))
+    parser.add_argument("--keep", type=Path, default=Path("benchmarks/results/fuzz_failures"),
+                        help="where failing inputs are saved for reproduction")
+    args = parser.parse_args()
+
+    seeds = make_seeds()
+    rng = random.Random(args.seed)
+    names = sorted(seeds)
+    by_kind = collections.defaultdict(list)
+    for name in names:
+        by_kind[seeds[name][0]].append(seeds[name][1])
+    jobs = [{"seed": name, "kind": seeds[name][0], "data": seeds[name][1], "via_path": False, "baseline": True}
+            for name in names]
+    for i in range(args.inputs):
+        name = names[i % len(names)]
+        kind, data = seeds[name]
+        jobs.append({"seed": name, "kind": kind, "data": mutate(data, rng, by_kind[kind]),
+                     "via_path": rng.random() < 0.2, "baseline": False, "id": i})
+
+    stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    times: dict[str, list[float]] = collections.defaultdict(list)
+    failures: list[dict[str, Any]] = []
+    baseline: dict[str, str] = {}
+    peak_rss = [0.0]
+    done = [0]
+    t0 = time.perf_counter()
+
+    def on_result(job: dict[str, Any], outcome: str, detail: str, secs: float, rss: float) -> None:
+        peak_rss[0] = max(peak_rss[0], rss)
+        if job["baseline"]:
+            baseline[job["seed"]] = outcome if outcome == "ok" else f"{outcome}: {detail}"
+            return
+        done[0] += 1
+        stats[job["seed"]][outcome] += 1
+        times[job["seed"]].append(secs)
+        if outcome in ("crash", "hang", "exception", "empty"):
+            args.keep.mkdir(parents=True, exist_ok=True)
+            path = args.keep / f"{job['id']:05d}-{job['seed']}-{outcome}.bin"
+            path.write_bytes(job["data"])
+            failures.append({"id": job["id"], "seed": job["seed"], "outcome": outcome, "file": str(path),
+                             "detail": detail})
+        if done[0] % 500 == 0:
+            print(f"  {done[0]}/{args.inputs} inputs, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+
+    pool = Pool(args.workers, args.timeout)
+    try:
+        pool.run(jobs, on_result)
+    finally:
+        pool.close()
+    elapsed = time.perf_counter() - t0
+    return report(args, stats, times, failures, baseline, elapsed, peak_rss[0])
+
+
+def report(args: argparse.Namespace, stats: dict[str, collections.Counter], times: dict[str, list[float]],
+           failures: list[dict[str, Any]], baseline: dict[str, str], elapsed: float, peak_rss: float) -> int:
+    """Print the table and write the JSON; exit code 1 on any crash, hang, non-VisionError or bad seed."""
+    bad = ("crash", "hang", "exception", "empty")
+    header = f"{'seed':<14}{'inputs':>7}{'ok':>7}{'VisionErr':>10}{'crash':>7}{'hang':>6}{'other':>7}{'mean ms':>9}{'max ms':>8}"
+    print(header)
+    print("-" * len(header))
+    rows = {}
+    total: collections.Counter = collections.Counter()
+    for seed in sorted(stats):
+        c = stats[seed]
+        verr = sum(v for k, v in c.items() if k.startswith("VisionError:"))
+        row = {"inputs": sum(c.values()), "ok": c["ok"], "vision_errors": verr, "crashes": c["crash"],
+               "hangs": c["hang"], "other_exceptions": c["exception"] + c["empty"],
+               "mean_ms": 1000 * sum(times[seed]) / len(times[seed]), "max_ms": 1000 * max(times[seed]),
+               "errors_by_class": {k.split(":", 1)[1]: v for k, v in sorted(c.items()) if k.startswith("VisionError:")}}
+        rows[seed] = row
+        total.update({k: row[k] for k in ("inputs", "ok", "vision_errors", "crashes", "hangs", "other_exceptions")})
+        print(f"{seed:<14}{row['inputs']:>7}{row['ok']:>7}{verr:>10}{row['crashes']:>7}{row['hangs']:>6}"
+              f"{row['other_exceptions']:>7}{row['mean_ms']:>9.1f}{row['max_ms']:>8.0f}")
+    print("-" * len(header))
+    print(f"{'total':<14}{total['inputs']:>7}{total['ok']:>7}{total['vision_errors']:>10}{total['crashes']:>7}"
+          f"{total['hangs']:>6}{total['other_exceptions']:>7}")
+    seeds_ok = sum(v == "ok" for v in baseline.values())
+    print(f"baseline: {seeds_ok}/{len(baseline)} unmutated seeds read fine; {elapsed:.0f} s wall, "
+          f"{args.workers} workers, timeout {args.timeout:g} s, worker peak RSS {peak_rss:.0f} MB")
+    for f in failures[:20]:
+        print(f"  {f['outcome']}: {f['file']}: {f['detail'].splitlines()[0][:150]}")
+    result = {
+        "benchmark": "fuzz_readers", "machine": platform.node(), "cpu_count": os.cpu_count(),
+        "python": platform.python_version(), "inputs": args.inputs, "seed": args.seed, "workers": args.workers,
+        "timeout_s": args.timeout, "limits": FUZZ_LIMITS, "elapsed_s": round(elapsed, 1),
+        "worker_peak_rss_mb": round(peak_rss), "baseline": baseline, "per_seed": rows, "total": dict(total),
+        "failures": failures,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(f"wrote {args.out}")
+    return int(any(total[k] for k in ("crashes", "hangs", "other_exceptions")) or seeds_ok != len(baseline))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

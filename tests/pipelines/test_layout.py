@@ -1,0 +1,101 @@
+import numpy as np
+
+from vision.pipelines.layout import (LayoutOptions, build_blocks, find_regions, group_blocks, group_lines,
+                                     order_blocks)
+from vision.structures import Word
+
+
+def _line(y: float, x0: float, n: int, *, h: float = 20, w: float = 60, gap: float = 12, drift: float = 0):
+    """Pixel boxes of ``n`` words on one text line starting at ``(x0, y)``; ``drift`` px per word."""
+    return [(x0 + i * (w + gap), y + i * drift, x0 + i * (w + gap) + w, y + i * drift + h) for i in range(n)]
+
+
+def _words(boxes, size=(1000, 1000)):
+    h, w = size
+    return [Word(f"w{i}", 0.9, (b[0] / w, b[1] / h, b[2] / w, b[3] / h)) for i, b in enumerate(boxes)]
+
+
+def test_lines_group_rows_left_to_right():
+    boxes = _line(100, 50, 4) + _line(130, 50, 3)
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(len(boxes))
+    lines = group_lines(np.array(boxes)[perm])
+    assert [[int(perm[i]) for i in ln] for ln in lines] == [[0, 1, 2, 3], [4, 5, 6]]
+
+
+def test_a_skewed_line_stays_one_line():
+    boxes = _line(100, 50, 8, drift=4)  # ~3.2 degrees: the last word sits 28 px (1.4 heights) lower
+    assert group_lines(np.array(boxes)) == [list(range(8))]
+
+
+def test_a_wide_gap_splits_a_row():
+    boxes = _line(100, 50, 2) + _line(100, 400, 2)  # gutter of 218 px = 11 heights
+    assert group_lines(np.array(boxes)) == [[0, 1], [2, 3]]
+    assert group_lines(np.array(boxes), LayoutOptions(word_gap=20)) == [[0, 1, 2, 3]]
+
+
+def test_blocks_chain_close_lines_and_keep_titles_apart():
+    lines = np.array([
+        [50, 40, 600, 90],  # title, 50 px high
+        [50, 110, 700, 130],
+        [50, 140, 690, 160],
+        [50, 170, 300, 190],  # short last line of the paragraph
+        [50, 260, 700, 280],  # next paragraph, after a 3.5-height gap
+    ], dtype=float)
+    assert group_blocks(lines) == [[0], [1, 2, 3], [4]]
+
+
+def test_two_columns_read_column_by_column_even_with_aligned_gaps():
+    boxes = []
+    for x0 in (50, 550):  # two columns of two 3-line paragraphs, paragraph gaps at the same height
+        for top in (100, 300):
+            for k in range(3):
+                boxes += _line(top + 30 * k, x0, 5, w=70)
+    boxes += _line(30, 50, 6, h=40, w=120)  # full-width title
+    words = _words(boxes)
+    blocks = build_blocks(words, np.array(boxes))
+    assert [len(b.lines) for b in blocks] == [1, 3, 3, 3, 3]
+    first_words = [b.lines[0].words[0].value for b in blocks]
+    assert first_words == ["w60", "w0", "w15", "w30", "w45"]  # title, left column, right column
+
+
+def test_form_rows_read_label_then_value():
+    boxes = []
+    for row in range(4):
+        boxes += _line(100 + 60 * row, 50, 1, w=90)  # label
+        boxes += _line(100 + 60 * row, 600, 1, w=150)  # value, far to the right
+    blocks = build_blocks(_words(boxes), np.array(boxes))
+    text = " ".join(w.value for b in blocks for ln in b.lines for w in ln.words)
+    assert text == "w0 w1 w2 w3 w4 w5 w6 w7"
+
+
+def test_order_blocks_without_any_cut_falls_back_to_top_left():
+    boxes = np.array([[0, 0, 100, 100], [50, 50, 150, 150], [20, 20, 60, 200]], dtype=float)
+    assert order_blocks(boxes, np.array([1, 1, 1])) == [0, 2, 1]
+
+
+def test_build_blocks_geometry_is_the_union_of_words():
+    boxes = _line(100, 50, 3) + _line(125, 50, 2)
+    blocks = build_blocks(_words(boxes), np.array(boxes))
+    assert len(blocks) == 1 and [len(ln.words) for ln in blocks[0].lines] == [3, 2]
+    np.testing.assert_allclose(blocks[0].geometry, (0.05, 0.1, 0.254, 0.145))
+    assert build_blocks([], np.zeros((0, 4))) == []
+
+
+def test_regions_find_a_figure_but_not_text_or_rules():
+    page = np.full((800, 600, 3), 250, np.uint8)
+    page[100:300, 80:330] = (30, 90, 160)  # a photo-like block
+    page[500:502, 40:560] = 0  # a rule
+    page[600:602, 40:560] = 0
+    page[500:602, 40:42] = 0  # a ruled table frame
+    page[500:602, 558:560] = 0
+    text_boxes = []
+    for k in range(5):
+        y = 360 + 25 * k
+        page[y:y + 14, 60:540:9] = 0  # dark strokes of text
+        text_boxes.append((50 / 600, (y - 2) / 800, 550 / 600, (y + 16) / 800))
+    regions = find_regions(page, np.array(text_boxes))
+    assert len(regions) == 1 and regions[0].kind == "figure"
+    np.testing.assert_allclose(regions[0].geometry, (80 / 600, 100 / 800, 330 / 600, 300 / 800), atol=0.02)
+    assert find_regions(page[330:480], np.array([(b[0], (b[1] * 800 - 330) / 150, b[2], (b[3] * 800 - 330) / 150)
+                                                 for b in text_boxes])) == []

@@ -1,0 +1,85 @@
+"""The REST service: ``create_app(settings)`` builds a FastAPI app whose predictors load once, in its lifespan.
+
+Layout (FastAPI's "bigger applications"): ``settings`` (pydantic-settings), ``schemas`` (Pydantic models),
+``dependencies`` (``Depends`` providers), ``routers/`` (ocr, jobs, segment, health), ``batching`` (dynamic
+batching), ``jobs`` + ``job_runner`` + ``job_service`` (persistent jobs), ``metrics`` (Prometheus).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Callable
+
+from anyio import to_thread
+from fastapi import FastAPI
+
+from vision import __version__
+from vision.app.api.body_limit import BodyLimitMiddleware
+from vision.app.api.errors import install_error_handlers
+from vision.app.api.job_service import JobService
+from vision.app.api.metrics import Metrics, MetricsMiddleware
+from vision.app.api.routers import health, jobs, ocr, segment
+from vision.app.api.runtime import build_runtime
+from vision.app.api.settings import ServiceSettings
+from vision.io.page import PageImage
+from vision.structures import Document
+
+__all__ = ["create_app", "app_from_env", "ServiceSettings"]
+
+_FORM_OVERHEAD = 1 << 20  # multipart headers and the small option fields, on top of the file itself
+
+
+def segmentation_enabled(settings: ServiceSettings) -> bool:
+    """POST /v1/segment and the UI tab exist when a checkpoint is configured and SAM is in this build."""
+    return (settings.models.sam_checkpoint is not None
+            and importlib.util.find_spec("vision.models.segmentation.predictor") is not None)
+
+
+def create_app(settings: ServiceSettings | None = None, *,
+               predictor: Callable[[list[PageImage]], Document] | None = None) -> FastAPI:
+    """Build the service.
+
+    Args:
+        settings: limits, models, batching, jobs, API key; read from ``VISION_*`` and the config file
+            when omitted.
+        predictor: an already built OCR predictor to serve instead of the one ``settings.models``
+            describes (tests and embedding applications share one this way).
+    """
+    settings = settings or ServiceSettings()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = await to_thread.run_sync(lambda: build_runtime(settings, metrics, predictor=predictor))
+        job_service = JobService(runtime)
+        job_service.start()
+        app.state.runtime, app.state.jobs = runtime, job_service
+        try:
+            yield
+        finally:
+            await to_thread.run_sync(job_service.stop)
+            runtime.close()
+
+    app = FastAPI(title="vision", version=__version__, lifespan=lifespan,
+                  description="Document OCR (images, PDFs, videos) and segmentation. Errors are "
+                              '`{"error": CODE, "message": TEXT}`.')
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_bytes + _FORM_OVERHEAD)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.include_router(health.router)
+    app.include_router(ocr.router)
+    app.include_router(jobs.router)
+    if segmentation_enabled(settings):
+        app.include_router(segment.router)
+    if settings.ui:
+        from vision.app.ui import mount_ui
+
+        mount_ui(app, settings, segmentation=segmentation_enabled(settings))
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for ``uvicorn --factory`` (each worker process builds its own app from ``VISION_*``)."""
+    return create_app(ServiceSettings())

@@ -1,0 +1,87 @@
+"""``Depends`` providers: the objects built once in the app's lifespan, the API key check, request options.
+
+Tests replace any of these with ``app.dependency_overrides[provider] = ...``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, Form, Query, Request, Security
+from fastapi.security import APIKeyHeader
+
+from vision.app.api.documents import ReadOptions, parse_pages
+from vision.app.api.errors import ApiError
+from vision.app.api.job_service import JobService
+from vision.app.api.runtime import OcrService, Runtime, SamService
+from vision.app.api.schemas import OcrFormat
+from vision.app.api.settings import LimitSettings, ServiceSettings
+
+__all__ = ["get_runtime", "get_settings", "get_limits", "get_ocr", "get_sam", "get_jobs", "require_api_key",
+           "read_options", "ocr_format"]
+
+_api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False,
+                               description="required on /v1/* when the server is configured with an API key")
+
+
+def get_runtime(request: Request) -> Runtime:
+    """The predictors and batcher built in the lifespan."""
+    return request.app.state.runtime
+
+
+def get_settings(request: Request) -> ServiceSettings:
+    return request.app.state.settings
+
+
+def get_limits(settings: Annotated[ServiceSettings, Depends(get_settings)]) -> LimitSettings:
+    return settings.limits
+
+
+def get_ocr(runtime: Annotated[Runtime, Depends(get_runtime)]) -> OcrService:
+    return runtime.ocr
+
+
+def get_sam(runtime: Annotated[Runtime, Depends(get_runtime)]) -> SamService:
+    if runtime.sam is None:
+        raise ApiError(404, "segmentation_unavailable", "no SAM checkpoint is configured on this server")
+    return runtime.sam
+
+
+def get_jobs(request: Request) -> JobService:
+    return request.app.state.jobs
+
+
+def require_api_key(key: Annotated[str | None, Security(_api_key_header)],
+                    settings: Annotated[ServiceSettings, Depends(get_settings)]) -> None:
+    """401 unless ``X-API-Key`` matches the configured key (no-op when none is configured)."""
+    if settings.api_key is None:
+        return
+    expected = settings.api_key.get_secret_value().encode()
+    if key is None or not hmac.compare_digest(key.encode(), expected):
+        raise ApiError(401, "unauthorized", "missing or invalid X-API-Key header",
+                       headers={"WWW-Authenticate": "APIKey"})
+
+
+def ocr_format(format_query: Annotated[OcrFormat | None, Query(alias="format")] = None,
+               format_form: Annotated[OcrFormat | None, Form(alias="format")] = None) -> OcrFormat:
+    """Output format from the query string or the form (query wins); JSON by default."""
+    return format_query or format_form or OcrFormat.json
+
+
+_PAGES_DOC = "PDF pages to read, 1-based: '1-3,7' (default: all)"
+_DPI_DOC = "PDF rendering resolution"
+
+
+def read_options(
+    limits: Annotated[LimitSettings, Depends(get_limits)],
+    pages_query: Annotated[str | None, Query(alias="pages", max_length=200, description=_PAGES_DOC)] = None,
+    pages_form: Annotated[str | None, Form(alias="pages", max_length=200, description=_PAGES_DOC)] = None,
+    dpi_query: Annotated[float | None, Query(alias="dpi", ge=36, le=600, description=_DPI_DOC)] = None,
+    dpi_form: Annotated[float | None, Form(alias="dpi", ge=36, le=600, description=_DPI_DOC)] = None,
+    password: Annotated[str | None, Form(max_length=1000, description="PDF password (form only)")] = None,
+) -> ReadOptions:
+    """How to read the upload, from query parameters or form fields (query wins)."""
+    spec = pages_query if pages_query is not None else pages_form
+    dpi = dpi_query if dpi_query is not None else dpi_form
+    return ReadOptions(pages=parse_pages(spec, limits.job_max_pages), dpi=dpi or 144.0, password=password)

@@ -1,0 +1,169 @@
+"""Jobs for long work: a multi-page document is OCR'd in checkpointed chunks, a video in one pass.
+
+Document jobs write each finished page to ``<job>/pages/NNNNNN.json`` before recording progress, so a job
+interrupted by a crash resumes at its first missing page. Video jobs restart from the beginning (the
+timeline merge needs every frame). All model calls go through the shared :class:`OcrService`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from vision.app.api.documents import ReadOptions, iter_pages, open_document
+from vision.app.api.errors import ApiError
+from vision.app.api.job_runner import JobContext, JobRunner
+from vision.app.api.jobs import JobRecord, JobStore
+from vision.app.api.runtime import Runtime
+from vision.structures import Document
+
+__all__ = ["JobService"]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` so that readers (and a crash) see the old file or the whole new one, never half."""
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+
+
+class JobService:
+    """Submit, inspect, cancel and fetch jobs; a :class:`JobRunner` runs them in the background."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        cfg = runtime.settings.jobs
+        self.store = JobStore(cfg.dir)
+        self.runner = JobRunner(self.store, self._handle, workers=cfg.workers, max_attempts=cfg.max_attempts,
+                                stale_after_s=cfg.stale_after_s)
+        runtime.metrics.watch_jobs(self.store.counts)
+
+    def start(self) -> None:
+        self.runner.start()
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+    def submit(self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None) -> JobRecord:
+        """Check that the upload opens within the job limits, store it and queue the job.
+
+        Raises:
+            VisionError: the upload is not a readable image, PDF or video, or exceeds a limit.
+            ApiError: 422 for a video when this build has no video OCR.
+        """
+        staged = self.store.stage(src)
+        try:
+            with open_document(staged, filename, self._limits(), read,
+                               fps=fps or self.runtime.settings.jobs.video_fps) as doc:
+                kind = "video" if doc.kind == "video" else "document"
+                total = None if kind == "video" else len(doc)
+            if kind == "video" and not self.runtime.video:
+                raise ApiError(422, "video_unavailable", f"{filename}: this server has no video OCR pipeline")
+            options: dict[str, Any] = {"pages": read.pages, "dpi": read.dpi, "password": read.password, "fps": fps}
+            job = self.store.create(kind, filename, staged, options, total=total)
+        finally:
+            staged.unlink(missing_ok=True)
+        self.runner.wake()
+        return job
+
+    def result(self, job: JobRecord) -> Document:
+        """The finished job's document (page images are not stored; see :meth:`attach_images`)."""
+        return Document.from_json(self.store.result_path(job.id).read_text(encoding="utf-8"))
+
+    def attach_images(self, job: JobRecord, doc: Document) -> None:
+        """Re-read the job's input to put page images back on ``doc`` (for searchable PDFs)."""
+        with open_document(self.store.input_path(job), job.filename, self._limits(), self._read(job)) as src:
+            for page, image in zip(doc.pages, iter_pages(src, job.filename)):
+                page.image = image.image
+
+    def _limits(self) -> Any:
+        return self.runtime.settings.limits.reader_limits(job=True)
+
+    @staticmethod
+    def _read(job: JobRecord) -> ReadOptions:
+        pages = job.options.get("pages")
+        return ReadOptions(pages=None if pages is None else tuple(pages), dpi=job.options.get("dpi") or 144.0,
+                           password=job.options.get("password"))
+
+    def _handle(self, job: JobRecord, ctx: JobContext) -> None:
+        if job.kind == "video":
+            self._video(job, ctx)
+        else:
+            self._document(job, ctx)
+
+    def _document(self, job: JobRecord, ctx: JobContext) -> None:
+        chunks = _Checkpoints(self.store.job_dir(job.id) / "pages")
+        size = self.runtime.settings.jobs.chunk_pages
+        with open_document(self.store.input_path(job), job.filename, self._limits(), self._read(job)) as src:
+            total = len(src)
+            done = len(chunks.load())
+            ctx.checkpoint(done, total)
+            for start in range(done, total, size):
+                end = min(start + size, total)
+                chunks.save(start, self.runtime.ocr.pages(list(iter_pages(src, job.filename, range(start, end)))))
+                ctx.checkpoint(end, total)
+        _write_atomic(self.store.result_path(job.id), Document(pages=chunks.load(), source=job.filename).to_json())
+
+    def _video(self, job: JobRecord, ctx: JobContext) -> None:
+        """Frames are OCR'd in batches, each saved before progress is recorded; a resumed job starts
+        sampling at the first frame without a checkpoint, and the timeline is merged over all frames."""
+        from vision.pipelines.timeline import video_document
+        from vision.pipelines.video import VideoOCR, VideoOCRConfig
+
+        chunks = _Checkpoints(self.store.job_dir(job.id) / "pages")
+        interval = 1.0 / (job.options.get("fps") or self.runtime.settings.jobs.video_fps)
+        done = len(chunks.load())
+        total: list[int | None] = [None]
+
+        class Progress:
+            def started(self, source: str, expected_frames: int | None) -> None:
+                total[0] = None if expected_frames is None else done + expected_frames
+                ctx.checkpoint(done, total[0])
+
+            def advanced(self, source: str, frames: int) -> None:
+                pass
+
+        def predictor(frames: list) -> Document:
+            nonlocal done
+            doc = self.runtime.ocr(frames)
+            for i, (page, frame) in enumerate(zip(doc.pages, frames)):
+                page.page_idx, page.timestamp, page.image = done + i, frame.timestamp, None
+            chunks.save(done, doc.pages)
+            done += len(frames)
+            ctx.checkpoint(done, total[0])
+            return doc
+
+        config = VideoOCRConfig(fps=1.0 / interval, start=done * interval if done else None, workers=1,
+                                batch_size=self.runtime.settings.jobs.chunk_pages, limits=self._limits())
+        for result in VideoOCR(predictor, config).run([self.store.input_path(job)], progress=Progress()):
+            if result.error is not None:
+                raise result.error
+        pages = chunks.load()
+        end = None if not pages else max(p.timestamp or 0.0 for p in pages) + interval
+        doc = video_document(pages, source=job.filename, interval=interval, end=end)
+        _write_atomic(self.store.result_path(job.id), doc.to_json())
+
+
+class _Checkpoints:
+    """Finished pages of a job, saved as ``NNNNNN.json`` documents named by their first page's position."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(exist_ok=True)
+
+    def save(self, first: int, pages: list) -> None:
+        _write_atomic(self.folder / f"{first:06d}.json", Document(pages=pages).to_json())
+
+    def load(self) -> list:
+        """Pages of the unbroken run of checkpoints from position 0."""
+        pages: list = []
+        while (path := self.folder / f"{len(pages):06d}.json").is_file():
+            chunk = Document.from_json(path.read_text(encoding="utf-8")).pages
+            if not chunk:
+                break
+            pages.extend(chunk)
+        return pages

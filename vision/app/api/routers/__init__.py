@@ -1,0 +1,1 @@
+"""One router per capability: ocr, jobs, segment, health."""

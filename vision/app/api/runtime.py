@@ -1,0 +1,154 @@
+"""What the service builds once at start-up and shares: predictors, the batcher, the job runner.
+
+The REST routes (through ``Depends``), the job handler and the Gradio UI all call the same
+:class:`OcrService`, so every model call goes through one dynamic batcher on one thread.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from vision.app.api.batching import DynamicBatcher
+from vision.app.api.metrics import Metrics
+from vision.app.api.settings import ModelSettings, ServiceSettings
+from vision.io.page import PageImage
+from vision.structures import Document, Page
+
+__all__ = ["OcrService", "SamService", "Runtime", "build_runtime", "build_ocr_predictor", "video_available"]
+
+log = logging.getLogger(__name__)
+
+
+def _weights(value: str) -> str | None:
+    """Settings spell random initialisation ``"random"``; the predictor builders spell it ``None``."""
+    return None if value == "random" else value
+
+
+def build_ocr_predictor(models: ModelSettings) -> Any:
+    """The OCR predictor the settings describe (built once per process)."""
+    from vision.pipelines.ocr import ocr_predictor
+
+    return ocr_predictor(models.det_arch, models.reco_arch, det_weights=_weights(models.det_weights),
+                         reco_weights=_weights(models.reco_weights), device=models.device)
+
+
+def video_available() -> bool:
+    """Whether the video OCR pipeline is installed in this build."""
+    return importlib.util.find_spec("vision.pipelines.video") is not None
+
+
+class OcrService:
+    """The shared OCR predictor behind a :class:`DynamicBatcher`; callable like the predictor itself.
+
+    Args:
+        predictor: ``predictor(pages) -> Document`` with one output page per input page, in order.
+        max_batch_size / max_wait_s / max_queue: see :class:`DynamicBatcher`.
+        metrics: receives batch sizes, model time and queue depth.
+    """
+
+    def __init__(self, predictor: Callable[[list[PageImage]], Document], *, max_batch_size: int = 16,
+                 max_wait_s: float = 0.005, max_queue: int = 1024, metrics: Metrics | None = None) -> None:
+        self.predictor = predictor
+        self.batcher: DynamicBatcher[PageImage, Page] = DynamicBatcher(
+            self._run, max_batch_size=max_batch_size, max_wait_s=max_wait_s, max_queue=max_queue,
+            observer=metrics, name="ocr-batcher")
+
+    def _run(self, pages: list[PageImage]) -> list[Page]:
+        result = self.predictor(pages).pages
+        for page, image in zip(result, pages):
+            if page.image is None:
+                page.image = image.image  # searchable PDFs and the UI draw on the page image
+        return result
+
+    def pages(self, pages: Sequence[PageImage], timeout: float | None = None) -> list[Page]:
+        """OCR ``pages`` (merged with other callers' pages into model batches); blocks up to ``timeout``."""
+        return self.batcher(pages, timeout=timeout) if pages else []
+
+    def __call__(self, pages: Sequence[PageImage], timeout: float | None = None) -> Document:
+        """Predictor-compatible call: ``pages`` -> :class:`Document` (used by video OCR and the UI)."""
+        return Document(pages=self.pages(list(pages), timeout=timeout))
+
+    def close(self) -> None:
+        self.batcher.close()
+
+
+@dataclass(frozen=True)
+class MaskResult:
+    """One predicted mask: boolean ``(H, W)`` array over the image and the model's IoU estimate."""
+
+    mask: np.ndarray
+    score: float
+
+
+class SamService:
+    """A SAM predictor shared by requests: ``set_image`` + ``predict`` run under one lock (it is stateful)."""
+
+    def __init__(self, predictor: Any) -> None:
+        self.predictor = predictor
+        self._lock = threading.Lock()
+
+    def segment(self, image: np.ndarray, *, points: np.ndarray | None = None, labels: np.ndarray | None = None,
+                box: np.ndarray | None = None, multimask: bool = True) -> list[MaskResult]:
+        """Masks for one prompt on an RGB ``(H, W, 3)`` uint8 image, best score first.
+
+        ``points`` are ``(N, 2)`` pixel ``(x, y)``, ``labels`` ``(N,)`` with 1 = object, 0 = background,
+        ``box`` is ``(4,)`` pixel ``(x0, y0, x1, y1)``.
+        """
+        with self._lock:
+            self.predictor.set_image(image)
+            masks, scores, *_ = self.predictor.predict(points=points, labels=labels, boxes=box,
+                                                       multimask=multimask)
+        masks = np.asarray(masks).reshape(-1, *image.shape[:2]).astype(bool)  # (M, H, W)
+        scores = np.asarray(scores, dtype=np.float64).reshape(-1)  # (M,)
+        order = np.argsort(-scores)
+        return [MaskResult(masks[i], float(scores[i])) for i in order]
+
+
+@dataclass
+class Runtime:
+    """Everything built once per process from :class:`ServiceSettings`."""
+
+    settings: ServiceSettings
+    metrics: Metrics
+    ocr: OcrService
+    sam: SamService | None = None
+    models: dict[str, str] = field(default_factory=dict)
+    video: bool = False
+
+    def close(self) -> None:
+        self.ocr.close()
+
+
+def _build_sam(models: ModelSettings) -> SamService | None:
+    if models.sam_checkpoint is None:
+        return None
+    if importlib.util.find_spec("vision.models.segmentation.predictor") is None:
+        log.warning("a SAM checkpoint is configured but this build has no SAM predictor")
+        return None
+    from vision.models.segmentation.predictor import sam_predictor
+
+    return SamService(sam_predictor(str(models.sam_checkpoint), model_type=models.sam_model_type,
+                                    device=models.device))
+
+
+def build_runtime(settings: ServiceSettings, metrics: Metrics | None = None, *,
+                  predictor: Callable[[list[PageImage]], Document] | None = None) -> Runtime:
+    """Build the predictors (or use ``predictor``) and start the batcher."""
+    metrics = metrics or Metrics()
+    predictor = predictor if predictor is not None else build_ocr_predictor(settings.models)
+    b = settings.batching
+    ocr = OcrService(predictor, max_batch_size=b.max_size, max_wait_s=b.max_wait_ms / 1000, max_queue=b.max_queue,
+                     metrics=metrics)
+    models = {"detection": str(getattr(predictor, "det_arch", settings.models.det_arch or "default")),
+              "recognition": str(getattr(predictor, "reco_arch", settings.models.reco_arch or "default"))}
+    sam = _build_sam(settings.models)
+    if sam is not None:
+        models["segmentation"] = settings.models.sam_model_type
+    metrics.models_loaded.set(1)
+    return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available())

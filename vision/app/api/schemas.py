@@ -1,0 +1,164 @@
+"""Pydantic models of the service's requests and responses (they drive the OpenAPI schema at /docs).
+
+The document models mirror :func:`vision.export.json.export_document` field by field; routes return that
+function's dict, and these models document and validate it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "ErrorBody", "DocumentOut", "PageOut", "BlockOut", "LineOut", "WordOut", "RegionOut", "TimelineEntryOut",
+    "OcrFormat", "ResultFormat", "JobStatus", "JobKind", "JobOut", "SegmentOut", "MaskOut", "HealthOut",
+    "ReadyOut",
+]
+
+Box = list[float]  # [x0, y0, x1, y1], relative to the page
+PolygonOut = list[list[float]]  # four [x, y] points clockwise from the top-left corner
+
+
+class ErrorBody(BaseModel):
+    """Every error response: a stable code, a message for people and, for 422s, the validation details."""
+
+    error: str = Field(examples=["limit_exceeded"])
+    message: str = Field(examples=["page.png: 40000000 pixels exceed the 1000000 limit"])
+    detail: list[dict[str, Any]] | None = None
+
+
+class WordOut(BaseModel):
+    value: str
+    confidence: float
+    geometry: Box
+    polygon: PolygonOut | None
+
+
+class LineOut(BaseModel):
+    geometry: Box | None
+    words: list[WordOut]
+
+
+class BlockOut(BaseModel):
+    geometry: Box | None
+    lines: list[LineOut]
+
+
+class MaskRle(BaseModel):
+    shape: list[int]
+    counts: list[int]
+
+
+class RegionOut(BaseModel):
+    kind: str
+    geometry: Box
+    score: float
+    polygon: PolygonOut | None
+    mask: MaskRle | None
+
+
+class PageOut(BaseModel):
+    page_idx: int
+    dimensions: list[int] = Field(description="[height, width] in pixels")
+    orientation: int
+    timestamp: float | None
+    source: str | None
+    blocks: list[BlockOut]
+    regions: list[RegionOut]
+
+
+class TimelineEntryOut(BaseModel):
+    text: str
+    start: float
+    end: float
+    confidence: float
+    geometry: Box
+
+
+class DocumentOut(BaseModel):
+    """The versioned document JSON (see docs/formats.md)."""
+
+    schema_version: int
+    source: str | None
+    pages: list[PageOut]
+    timeline: list[TimelineEntryOut]
+
+
+class OcrFormat(str, Enum):
+    """Output formats of ``POST /v1/ocr``."""
+
+    json = "json"
+    txt = "txt"
+    hocr = "hocr"
+    alto = "alto"
+    pdf = "pdf"
+
+
+class ResultFormat(str, Enum):
+    """Output formats of a job result (subtitles only make sense for videos)."""
+
+    json = "json"
+    txt = "txt"
+    hocr = "hocr"
+    alto = "alto"
+    pdf = "pdf"
+    srt = "srt"
+    vtt = "vtt"
+
+
+class JobStatus(str, Enum):
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+class JobKind(str, Enum):
+    document = "document"
+    video = "video"
+
+
+class JobOut(BaseModel):
+    """A job's state. ``done``/``total`` count pages (documents) or are 0/1 for videos."""
+
+    id: str
+    kind: JobKind
+    status: JobStatus
+    filename: str
+    done: int
+    total: int | None
+    progress: float = Field(ge=0, le=1)
+    attempts: int = Field(description="times the job was started; > 1 after a restart resumed it")
+    error: ErrorBody | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class MaskOut(BaseModel):
+    score: float = Field(description="the model's predicted IoU of this mask")
+    geometry: Box
+    mask: MaskRle
+
+
+class SegmentOut(BaseModel):
+    """Masks for one prompt, best first."""
+
+    width: int
+    height: int
+    masks: list[MaskOut]
+
+
+class HealthOut(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class ReadyOut(BaseModel):
+    status: str = Field(examples=["ready"])
+    models: dict[str, str] = Field(description="role -> architecture of each loaded model")
+    queue_depth: int
+    segmentation: bool
+    video: bool

@@ -1,0 +1,132 @@
+"""Service settings (pydantic-settings): environment variables ``VISION_*``, an optional TOML/JSON file, defaults.
+
+Precedence, highest first: keyword arguments, environment variables, the config file, field defaults.
+Nested groups use ``__`` in environment variables, e.g. ``VISION_LIMITS__MAX_BYTES=10000000`` or
+``VISION_BATCHING__MAX_SIZE=16``; the config file is named by ``config_file=`` or ``VISION_CONFIG_FILE``::
+
+    api_key = "s3cret"
+    [limits]
+    max_pages = 20
+    [models]
+    det_weights = "random"
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    InitSettingsSource,
+    JsonConfigSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from vision.settings import DEFAULT_LIMITS, Limits
+
+__all__ = ["LimitSettings", "BatchSettings", "ModelSettings", "JobSettings", "ServiceSettings"]
+
+_CONFIG_ENV = "VISION_CONFIG_FILE"
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LimitSettings(_Group):
+    """Per-request input limits; each maps onto :class:`vision.settings.Limits` or the request itself."""
+
+    max_bytes: int = Field(50 * 1024**2, gt=0, description="largest uploaded file, in bytes")
+    max_pixels: int = Field(DEFAULT_LIMITS.max_pixels, gt=0, description="largest decoded page (width*height)")
+    max_pages: int = Field(20, gt=0, description="most pages in a synchronous POST /v1/ocr request")
+    job_max_pages: int = Field(2_000, gt=0, description="most pages in one job (POST /v1/jobs)")
+    max_frames: int = Field(3_600, gt=0, description="most frames sampled from one video job")
+    request_timeout_s: float = Field(60.0, gt=0, description="longest synchronous request, queueing included")
+
+    def reader_limits(self, *, job: bool = False) -> Limits:
+        """The :class:`Limits` given to readers: jobs may hold more pages than synchronous requests."""
+        return DEFAULT_LIMITS.replace(max_bytes=self.max_bytes, max_pixels=self.max_pixels,
+                                      max_pages=self.job_max_pages if job else self.max_pages,
+                                      max_frames=self.max_frames)
+
+
+class BatchSettings(_Group):
+    """Dynamic batching: concurrent requests are merged into one model call."""
+
+    max_size: int = Field(16, gt=0, description="most pages in one model batch")
+    max_wait_ms: float = Field(5.0, ge=0, description="longest wait for more requests once one is queued")
+    max_queue: int = Field(1_024, gt=0, description="most queued pages before requests are refused with 503")
+
+
+class ModelSettings(_Group):
+    """Which models the service builds at start-up (once, shared by every request, job and the UI)."""
+
+    det_arch: str | None = Field(None, description="detection architecture (registry name); None: default")
+    reco_arch: str | None = Field(None, description="recognition architecture; None: default")
+    det_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
+    reco_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
+    device: str | None = Field(None, description="torch device; None picks CUDA when present")
+    sam_checkpoint: Path | None = Field(None, description="SAM checkpoint; enables POST /v1/segment and the UI tab")
+    sam_model_type: str = Field("vit_b", description="SAM image encoder size: vit_b, vit_l or vit_h")
+
+
+class JobSettings(_Group):
+    """Asynchronous jobs: where they persist and how they run."""
+
+    dir: Path = Field(Path("vision-jobs"), description="SQLite database and job files")
+    workers: int = Field(1, gt=0, le=16, description="jobs run at the same time per server process")
+    chunk_pages: int = Field(4, gt=0, description="pages OCR'd between two progress checkpoints")
+    max_attempts: int = Field(3, gt=0, description="starts allowed before an interrupted job is marked failed")
+    video_fps: float = Field(1.0, gt=0, description="frames sampled per second of video")
+    stale_after_s: float = Field(30.0, gt=0, description="a running job whose owner is silent this long is resumed")
+
+
+class ServiceSettings(BaseSettings):
+    """Everything the REST service and the UI read at start-up."""
+
+    model_config = SettingsConfigDict(env_prefix="VISION_", env_nested_delimiter="__", extra="forbid",
+                                      frozen=True)
+
+    config_file: Path | None = Field(None, description=f"TOML or JSON settings file (env {_CONFIG_ENV})")
+    api_key: SecretStr | None = Field(None, description="when set, /v1/* require this X-API-Key header")
+    ui: bool = Field(True, description="mount the Gradio UI at /ui")
+    limits: LimitSettings = LimitSettings()
+    batching: BatchSettings = BatchSettings()
+    models: ModelSettings = ModelSettings()
+    jobs: JobSettings = JobSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Init kwargs, then ``VISION_*`` variables, then the config file (if one is named)."""
+        path = _config_path(init_settings)
+        if path is None:
+            return init_settings, env_settings
+        return init_settings, env_settings, _file_source(settings_cls, path)
+
+
+def _config_path(init_settings: PydanticBaseSettingsSource) -> Path | None:
+    kwargs: dict[str, Any] = init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {}
+    raw = kwargs.get("config_file") or os.environ.get(_CONFIG_ENV)
+    return Path(raw) if raw else None
+
+
+def _file_source(settings_cls: type[BaseSettings], path: Path) -> PydanticBaseSettingsSource:
+    if not path.is_file():
+        raise FileNotFoundError(f"settings file not found: {path}")
+    if path.suffix.lower() == ".json":
+        return JsonConfigSettingsSource(settings_cls, json_file=path)
+    if path.suffix.lower() == ".toml":
+        return TomlConfigSettingsSource(settings_cls, toml_file=path)
+    raise ValueError(f"settings file must be .toml or .json: {path}")

@@ -1,0 +1,216 @@
+"""``vision video INPUT... -o OUTDIR``: text timelines (JSON, SRT, WebVTT, text) from videos and folders.
+
+Files named on the command line are read whatever their extension (FFmpeg decides what it decodes);
+folders contribute the files whose extension is a known video one (:data:`VIDEO_SUFFIXES`), and their
+subfolders with ``--recursive``. Outputs go to ``OUTDIR/<path relative to the folder given>.<format>``
+(``clip.mp4`` -> ``clip.mp4.srt``). Runs resume: videos whose outputs all exist are skipped, and outputs
+are written atomically (see :mod:`vision.pipelines.video_outputs`). A broken video is reported and
+skipped; the exit code is 1 when any video failed, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from vision.errors import VisionError
+from vision.app.cli._common import add_limit_arguments, limits_from_args
+from vision.pipelines.video import VideoOCR, VideoOCRConfig, VideoResult
+from vision.pipelines.video_outputs import FORMATS, complete_from_json, missing_outputs, remove_partials, write_outputs
+
+__all__ = ["register", "run", "VideoJob", "collect_jobs", "predictor_factory", "VIDEO_SUFFIXES"]
+
+VIDEO_SUFFIXES = frozenset({
+    ".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi", ".wmv", ".asf", ".flv", ".f4v", ".mpg", ".mpeg", ".m2v",
+    ".ts", ".mts", ".m2ts", ".vob", ".ogv", ".ogg", ".3gp", ".3g2", ".mxf", ".dv", ".y4m", ".nut", ".gif",
+})
+
+
+@dataclass(frozen=True)
+class VideoJob:
+    """One video and the stem its outputs are named after (``OUTDIR/sub/clip.mp4``)."""
+
+    source: Path
+    stem: Path
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    unknown = [f for f in names if f not in FORMATS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"formats must be a comma list of {', '.join(FORMATS)}; got {text!r}")
+    return names
+
+
+def _positive(kind: type) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "video", help="text timelines (JSON, SRT, WebVTT, text) from videos and folders of videos",
+        description="Files named are read whatever their extension; folders contribute files with a video extension "
+                    "(subfolders too with --recursive). Outputs: OUTDIR/<name relative to the folder>.<format>. "
+                    "Finished videos are skipped, broken ones reported; exit code 1 when any video failed.")
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", type=Path, help="video files and folders")
+    parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUTDIR", help="output folder")
+    parser.add_argument("--fps", type=_positive(float), default=1.0,
+                        help="frames read per second of video (default 1; the probe rate with --scene-change)")
+    parser.add_argument("--scene-change", action="store_true",
+                        help="OCR only frames that differ visibly from the last one OCR'd")
+    parser.add_argument("--format", type=_formats, default=FORMATS, metavar="LIST",
+                        help=f"comma list of {','.join(FORMATS)} (default: all)")
+    parser.add_argument("--workers", type=_positive(int), default=2,
+                        help="videos decoded at once (local) or OCR actors (ray); default 2")
+    parser.add_argument("--batch-size", type=_positive(int), default=16, help="frames per OCR batch (default 16)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local threads, or a Ray Data pipeline (local Ray or RAY_ADDRESS / --ray-address)")
+    parser.add_argument("--ray-address", default=None, help="Ray cluster to join (default: RAY_ADDRESS or local)")
+    parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
+    parser.add_argument("--device", default=None, help="device of the OCR models (default: CUDA when available)")
+    parser.add_argument("--decode-device", default="cpu", help="where torchcodec decodes: cpu, cuda or auto")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_limit_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def collect_jobs(inputs: list[Path], outdir: Path, recursive: bool) -> tuple[list[VideoJob], list[str]]:
+    """Videos to process (files as given, folders scanned) and messages for inputs that do not exist."""
+    jobs, problems = [], []
+    for item in inputs:
+        if item.is_dir():
+            found = item.rglob("*") if recursive else item.iterdir()
+            for path in sorted(p for p in found if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES):
+                jobs.append(VideoJob(path, outdir / path.relative_to(item)))
+        elif item.is_file():
+            jobs.append(VideoJob(item, outdir / item.name))
+        else:
+            problems.append(f"{item}: no such file or folder")
+    return jobs, problems
+
+
+def predictor_factory(args: argparse.Namespace) -> Callable[[], Callable]:
+    """A picklable zero-argument callable building the OCR predictor (Ray actors build their own)."""
+    from vision.pipelines.ocr import ocr_predictor
+
+    return functools.partial(ocr_predictor, device=args.device, pages_per_batch=args.batch_size)
+
+
+class _Bars:
+    """A progress bar over the videos and one over the frames of the current (oldest unfinished) video."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.videos = tqdm(total=total, desc="videos", unit="video", position=0, disable=not enabled)
+        self.frames = tqdm(desc="frames", unit="frame", position=1, leave=False, disable=not enabled)
+        self.running: dict[str, tuple[int, int | None]] = {}  # source -> (frames done, expected)
+        self.current: str | None = None
+
+    def started(self, source: str, expected_frames: int | None) -> None:
+        self.running[source] = (0, expected_frames)
+        if self.current is None:
+            self._show(source)
+
+    def advanced(self, source: str, frames: int) -> None:
+        done, expected = self.running.get(source, (0, None))
+        self.running[source] = (done + frames, expected)
+        if source == self.current:
+            self.frames.update(frames)
+
+    def finished(self, source: str) -> None:
+        self.running.pop(source, None)
+        self.videos.update(1)
+        if source == self.current or self.current is None:
+            self._show(next(iter(self.running), None))
+
+    def _show(self, source: str | None) -> None:
+        self.current = source
+        done, expected = self.running.get(source, (0, None)) if source else (0, None)
+        self.frames.reset(total=expected)
+        self.frames.set_description(Path(source).name if source else "frames", refresh=False)
+        self.frames.update(done)
+
+    def write(self, message: str) -> None:
+        self.videos.write(message, file=sys.stderr)
+
+    def close(self) -> None:
+        self.frames.close()
+        self.videos.close()
+
+
+def _local(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig,
+           bars: _Bars) -> Iterator[tuple[VideoJob, VideoResult]]:
+    by_source = {str(job.source): job for job in jobs}
+    pipeline = VideoOCR(predictor_factory(args)(), config)
+    for result in pipeline.run(list(by_source), progress=bars):
+        job = by_source[result.source]
+        if result.document is not None:
+            try:
+                write_outputs(result.document, job.stem, args.format)
+            except OSError as exc:
+                result = VideoResult(result.source, None, VisionError(result.source, f"cannot write outputs ({exc})"))
+        yield job, result
+
+
+def _ray(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig,
+         bars: _Bars) -> Iterator[tuple[VideoJob, VideoResult]]:
+    from vision.pipelines.ray_engine import run_ray
+
+    by_source = {str(job.source): job for job in jobs}
+    pairs = [(str(job.source), str(job.stem)) for job in jobs]
+    for result in run_ray(pairs, predictor_factory(args), config, args.format, address=args.ray_address,
+                          workers=args.workers):
+        yield by_source[result.source], result
+
+
+def run(args: argparse.Namespace) -> int:
+    """Process every video; returns 1 when any input failed, else 0."""
+    jobs, problems = collect_jobs(args.inputs, args.output, args.recursive)
+    stems: dict[Path, Path] = {}
+    for job in jobs:
+        if job.stem in stems and stems[job.stem] != job.source:
+            print(f"error: {stems[job.stem]} and {job.source} would write the same outputs {job.stem}.*",
+                  file=sys.stderr)
+            return 2
+        stems[job.stem] = job.source
+    todo, skipped = [], 0
+    for job in jobs:
+        remove_partials(job.stem)
+        if not missing_outputs(job.stem, args.format) or complete_from_json(job.stem, args.format):
+            skipped += 1
+        else:
+            todo.append(job)
+    config = VideoOCRConfig(fps=args.fps, scene_change=args.scene_change, batch_size=args.batch_size,
+                            workers=args.workers, decode_device=args.decode_device, limits=limits_from_args(args))
+    bars = _Bars(len(todo), enabled=not args.no_progress)
+    for message in problems:
+        bars.write(f"error: {message}")
+    failed, done = len(problems), 0
+    engine = _ray if args.engine == "ray" else _local
+    try:
+        for job, result in engine(todo, args, config, bars):
+            if result.ok:
+                done += 1
+            else:
+                failed += 1
+                bars.write(f"error: {result.message}")
+            bars.finished(result.source)
+    finally:
+        bars.close()
+    print(f"{done} processed, {skipped} already done, {failed} failed", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,184 @@
+"""The Gradio UI: one ``gr.Blocks`` calling the service's shared predictors.
+
+Mounted at ``/ui`` by :func:`vision.app.api.create_app` (it then uses the app's runtime, so UI pages go
+through the same dynamic batcher as REST requests), or served alone by ``vision ui``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import gradio as gr
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vision.app.api.documents import ReadOptions, download_name, iter_pages, open_document
+from vision.app.api.runtime import Runtime, build_runtime
+from vision.app.api.settings import ServiceSettings
+from vision.errors import VisionError
+from vision.structures import Document, Page
+
+__all__ = ["build_ui", "mount_ui", "launch_ui", "draw_words", "SAMPLE_PAGE"]
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+SAMPLE_PAGE = ASSETS / "sample_page.png"
+BOX_COLOR = (255, 0, 0)  # pure red: absent from scanned pages, so the boxes stand out (and tests find them)
+MASK_COLOR = np.array([30, 144, 255], dtype=np.float32)
+_GALLERY_PAGES = 20  # pages drawn in the gallery; the text and downloads always hold every page
+
+
+def draw_words(page: Page) -> np.ndarray:
+    """The page image ``(H, W, 3)`` uint8 with a red rectangle around every recognised word."""
+    if page.image is None:
+        raise ValueError(f"page {page.page_idx} carries no image to draw on")
+    canvas = Image.fromarray(page.image)
+    draw = ImageDraw.Draw(canvas)
+    height, width = page.image.shape[:2]
+    line = max(1, round(min(height, width) / 500))
+    for word in page.words:
+        x0, y0, x1, y1 = word.geometry
+        draw.rectangle((x0 * width, y0 * height, x1 * width, y1 * height), outline=BOX_COLOR, width=line)
+    return np.asarray(canvas)
+
+
+def _ocr_document(runtime: Runtime, path: str, progress: gr.Progress) -> tuple[Document, bool]:
+    """OCR a file page chunk by page chunk (so progress moves), or a whole video; True for videos."""
+    settings = runtime.settings
+    name = Path(path).name
+    with open_document(path, name, settings.limits.reader_limits(job=True), ReadOptions(),
+                       fps=settings.jobs.video_fps) as doc:
+        if doc.kind == "video":
+            return _ocr_video(runtime, path, progress), True
+        total, chunk, pages = len(doc), settings.jobs.chunk_pages, []
+        for start in range(0, total, chunk):
+            progress((start, total), desc="reading pages", unit="pages")
+            pages += runtime.ocr.pages(list(iter_pages(doc, name, range(start, min(start + chunk, total)))))
+        return Document(pages=pages, source=name), False
+
+
+def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
+    """OCR a video through the shared batcher; the first gallery frames keep their image for drawing."""
+    from vision.pipelines.video import VideoOCR, VideoOCRConfig
+
+    settings = runtime.settings
+    kept: list[np.ndarray] = []
+    seen = [0]
+
+    def predictor(frames: list) -> Document:
+        kept.extend(f.image for f in frames[: max(0, _GALLERY_PAGES - len(kept))])
+        seen[0] += len(frames)
+        progress(None, desc=f"{seen[0]} frames read")
+        return runtime.ocr(frames)
+
+    config = VideoOCRConfig(fps=settings.jobs.video_fps, batch_size=settings.batching.max_size, workers=1,
+                            limits=settings.limits.reader_limits(job=True))
+    doc = VideoOCR(predictor, config)(path)
+    for page, image in zip(doc.pages, kept):
+        page.image = image
+    doc.source = Path(path).name
+    return doc
+
+
+def _downloads(doc: Document, name: str, video: bool) -> list[str]:
+    """Write JSON, hOCR and a searchable PDF (documents) or SRT (videos) for download."""
+    folder = Path(tempfile.mkdtemp(prefix="vision-ui-"))
+    files = {"json": doc.to_json(indent=2), "hocr": doc.export_hocr()}
+    if video:
+        files["srt"] = doc.to_srt()
+    out = []
+    for fmt, text in files.items():
+        path = folder / download_name(name, fmt)
+        path.write_text(text, encoding="utf-8")
+        out.append(str(path))
+    if not video:
+        pdf = folder / download_name(name, "pdf")
+        doc.save_pdf(pdf)
+        out.append(str(pdf))
+    return out
+
+
+def _segment_overlay(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Tint ``mask`` blue over ``image`` (both ``(H, W, ...)``)."""
+    out = image.astype(np.float32)
+    out[mask] = 0.45 * out[mask] + 0.55 * MASK_COLOR
+    return out.astype(np.uint8)
+
+
+def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> gr.Blocks:
+    """The Blocks app. ``runtime()`` returns the shared runtime at call time (it is built after the UI)."""
+
+    def ocr(path: str | None, progress: gr.Progress = gr.Progress()) -> tuple[list, str, list[str]]:
+        if not path:
+            raise gr.Error("Upload an image, a PDF or a video first.")
+        try:
+            doc, video = _ocr_document(runtime(), path, progress)
+            downloads = _downloads(doc, Path(path).name, video)
+        except VisionError as exc:
+            raise gr.Error(str(exc)) from exc
+        gallery = [(draw_words(p), f"{'frame' if video else 'page'} {i + 1}: {len(p.words)} words")
+                   for i, p in enumerate(doc.pages[:_GALLERY_PAGES]) if p.image is not None]
+        return gallery, doc.render(), downloads
+
+    def segment(image: np.ndarray | None, evt: gr.SelectData) -> np.ndarray:
+        sam = runtime().sam
+        if image is None or sam is None:
+            raise gr.Error("Upload an image first.")
+        x, y = evt.index
+        masks = sam.segment(image, points=np.array([[x, y]], dtype=np.float64), labels=np.array([1]))
+        return _segment_overlay(image, masks[0].mask)
+
+    with gr.Blocks(title="vision", analytics_enabled=False) as demo:
+        gr.Markdown("# vision\nOCR of images, PDFs and videos: words boxed on each page, text, downloads.")
+        with gr.Tab("OCR"):
+            with gr.Row():
+                with gr.Column(scale=1):
+                    upload = gr.File(label="Image, PDF or video", type="filepath", elem_id="upload",
+                                     file_types=["image", ".pdf", "video"])
+                    button = gr.Button("Read", variant="primary", elem_id="read")
+                    if SAMPLE_PAGE.is_file():
+                        gr.Examples(examples=[[str(SAMPLE_PAGE)]], inputs=[upload], label="Sample")
+                    downloads = gr.File(label="Downloads", file_count="multiple", elem_id="downloads")
+                with gr.Column(scale=2):
+                    gallery = gr.Gallery(label="Pages with word boxes", format="png", columns=1,
+                                         elem_id="pages")
+                    text = gr.Textbox(label="Text", lines=14, elem_id="text")
+            button.click(ocr, inputs=[upload], outputs=[gallery, text, downloads], api_name="ocr",
+                         concurrency_limit=2)
+        if segmentation:
+            with gr.Tab("Segment"):
+                gr.Markdown("Upload an image, then click an object.")
+                with gr.Row():
+                    image = gr.Image(type="numpy", label="Image", elem_id="segment-input")
+                    overlay = gr.Image(type="numpy", label="Mask", elem_id="segment-output")
+                image.select(segment, inputs=[image], outputs=[overlay], api_name="segment", concurrency_limit=1)
+    return demo
+
+
+def _auth(settings: ServiceSettings) -> Callable[[str, str], bool] | None:
+    """With an API key configured, the UI asks for it as the password (any user name)."""
+    if settings.api_key is None:
+        return None
+    key = settings.api_key.get_secret_value()
+    return lambda _user, password: hmac.compare_digest(password.encode(), key.encode())
+
+
+def mount_ui(app: Any, settings: ServiceSettings, *, segmentation: bool, path: str = "/ui") -> None:
+    """Mount the UI on the REST app; it uses ``app.state.runtime`` (built in the app's lifespan)."""
+    blocks = build_ui(lambda: app.state.runtime, segmentation=segmentation)
+    gr.mount_gradio_app(app, blocks, path=path, auth=_auth(settings), max_file_size=settings.limits.max_bytes,
+                        allowed_paths=[str(ASSETS)], ssr_mode=False, show_error=True)
+
+
+def launch_ui(settings: ServiceSettings, *, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """``vision ui``: build the predictors and serve the UI alone until interrupted."""
+    runtime = build_runtime(settings)
+    segmentation = runtime.sam is not None
+    try:
+        build_ui(lambda: runtime, segmentation=segmentation).queue().launch(
+            server_name=host, server_port=port, auth=_auth(settings), max_file_size=settings.limits.max_bytes,
+            allowed_paths=[str(ASSETS)], ssr_mode=False, show_error=True)
+    finally:
+        runtime.close()

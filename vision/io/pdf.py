@@ -1,0 +1,174 @@
+"""PDF reader: pages rendered lazily, one at a time, with pypdfium2, plus each page's text layer."""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from vision.errors import CorruptFile, LimitExceeded, PasswordRequired, UnsupportedFormat, VisionError
+from vision.io._source import FileSource, check_path, read_bytes, read_head, source_name
+from vision.io.document import DocumentFile
+from vision.io.page import PageImage
+from vision.io.pdf_text import page_has_text, text_layer_words
+from vision.io.sniff import describe_unsupported, kind_of, sniff_format
+from vision.settings import Limits
+
+__all__ = ["PdfFile"]
+
+# PDFium is not thread-safe: every call into it goes through this lock (readers may be shared by a server).
+_PDFIUM_LOCK = threading.RLock()
+
+
+def _select_pages(pages: Sequence[int] | int | None, count: int, name: str) -> list[int]:
+    if pages is None:
+        return list(range(count))
+    wanted = [pages] if isinstance(pages, (int, np.integer)) else list(pages)
+    selected = []
+    for page in wanted:
+        if isinstance(page, bool) or not isinstance(page, (int, np.integer)):
+            raise TypeError(f"page numbers must be ints, got {page!r}")
+        if not -count <= page < count:
+            raise ValueError(f"{name}: page {page} out of range (the PDF has {count} pages, numbered from 0)")
+        selected.append(int(page) % count)
+    if not selected:
+        raise ValueError(f"{name}: no pages selected")
+    return selected
+
+
+def _open_error(exc: Exception, name: str, password: str | None) -> VisionError:
+    import pypdfium2.raw as raw
+
+    code = getattr(exc, "err_code", None)
+    if code == raw.FPDF_ERR_PASSWORD:
+        return PasswordRequired(name, "encrypted PDF: wrong password" if password else
+                                "encrypted PDF: a password is required (password=...)")
+    if code == raw.FPDF_ERR_SECURITY:
+        return UnsupportedFormat(name, "PDF uses an unsupported security handler")
+    return CorruptFile(name, f"damaged PDF, cannot be opened ({exc})")
+
+
+class PdfFile(DocumentFile):
+    """Pages of a PDF (see :meth:`DocumentFile.from_pdf`)."""
+
+    kind = "pdf"
+
+    def __init__(
+        self,
+        source: FileSource,
+        *,
+        dpi: float,
+        pages: Sequence[int] | int | None,
+        password: str | None,
+        limits: Limits,
+    ) -> None:
+        import pypdfium2 as pdfium
+
+        name = source_name(source)
+        super().__init__(name, limits)
+        if not (isinstance(dpi, (int, float)) and math.isfinite(dpi) and dpi > 0):
+            raise ValueError(f"dpi must be a positive number, got {dpi!r}")
+        if dpi > limits.pdf_max_dpi:
+            raise LimitExceeded(name, f"dpi {dpi} is over the limit of {limits.pdf_max_dpi} (pdf_max_dpi)")
+        self.dpi = float(dpi)
+        head, source = read_head(source, limits)
+        fmt = sniff_format(head)
+        if fmt != "pdf":
+            reason = f"is a {fmt.upper()} file, not a PDF (use DocumentFile.from_path)" if kind_of(fmt) else (
+                "not a PDF (no %PDF- header)" if fmt is None else describe_unsupported(fmt))
+            raise UnsupportedFormat(name, reason)
+        data: Any = check_path(source, limits) if isinstance(source, (str, os.PathLike)) else read_bytes(source, limits)
+        with _PDFIUM_LOCK:
+            try:
+                self._pdf = pdfium.PdfDocument(data, password=password)
+            except pdfium.PdfiumError as exc:
+                raise _open_error(exc, name, password) from None
+            try:
+                self._init_pages(pages)
+            except BaseException:
+                self._pdf.close()
+                raise
+
+    def _init_pages(self, pages: Sequence[int] | int | None) -> None:
+        count = len(self._pdf)
+        if count <= 0:
+            raise CorruptFile(self.source, "PDF has no pages")
+        self.page_count = count
+        self._pages = _select_pages(pages, count, self.source)
+        if len(self._pages) > self.limits.max_pages:
+            raise LimitExceeded(self.source, f"{len(self._pages)} pages selected, over the limit of "
+                                f"{self.limits.max_pages} (max_pages; select fewer with pages=...)")
+        self._sizes = {i: self._page_size(i) for i in self._pages}
+
+    def _page_size(self, index: int) -> tuple[float, float]:
+        """``(width, height)`` in points, checked against the pixel limit at our dpi before rendering."""
+        try:
+            width, height = self._pdf.get_page_size(index)
+        except Exception as exc:
+            raise CorruptFile(self.source, f"page {index} is damaged ({exc})") from None
+        if not (math.isfinite(width) and math.isfinite(height) and width > 0 and height > 0):
+            raise CorruptFile(self.source, f"page {index} has an invalid size {width}x{height} pt")
+        px_w, px_h = (math.ceil(v * self.dpi / 72) for v in (width, height))
+        if px_w * px_h > self.limits.max_pixels:
+            raise LimitExceeded(self.source, f"page {index} renders to {px_w}x{px_h} pixels at {self.dpi:g} dpi, "
+                                f"over the limit of {self.limits.max_pixels} (max_pixels; lower dpi)")
+        return width, height
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def __iter__(self) -> Iterator[PageImage]:
+        for position in range(len(self._pages)):
+            yield self[position]
+
+    def __getitem__(self, index: int) -> PageImage:
+        """Render the ``index``-th selected page (RGB uint8) and extract its text layer."""
+        page_index = self._pages[self._check_index(index)]
+        width, height = self._sizes[page_index]
+        with _PDFIUM_LOCK:
+            if self._pdf.raw is None:
+                raise ValueError(f"{self.source}: document is closed")
+            try:
+                page = self._pdf[page_index]
+            except Exception as exc:
+                raise CorruptFile(self.source, f"page {page_index} cannot be loaded ({exc})") from None
+            try:
+                bitmap = page.render(scale=self.dpi / 72, rev_byteorder=True)
+                rgb = np.array(bitmap.to_numpy()[..., :3], dtype=np.uint8, order="C")
+                bitmap.close()
+                words = text_layer_words(page)
+            except VisionError:
+                raise
+            except Exception as exc:
+                raise CorruptFile(self.source, f"page {page_index} cannot be rendered ({exc})") from None
+            finally:
+                page.close()
+        return PageImage(rgb, self.source, page_index, (round(height), round(width)), dpi=self.dpi,
+                         text_layer=words)
+
+    def describe(self) -> dict[str, Any]:
+        """Page count and, per selected page, size in points and pixels and whether it has a text layer."""
+        pages = []
+        with _PDFIUM_LOCK:
+            for index in self._pages:
+                width, height = self._sizes[index]
+                page = self._pdf[index]
+                try:
+                    has_text = page_has_text(page)
+                finally:
+                    page.close()
+                pages.append({
+                    "index": index, "width_pt": round(width, 2), "height_pt": round(height, 2),
+                    "width": math.ceil(width * self.dpi / 72), "height": math.ceil(height * self.dpi / 72),
+                    "has_text": has_text,
+                })
+        return {"source": self.source, "kind": self.kind, "page_count": self.page_count, "dpi": self.dpi,
+                "pages": pages}
+
+    def close(self) -> None:
+        with _PDFIUM_LOCK:
+            if getattr(self, "_pdf", None) is not None and self._pdf.raw is not None:
+                self._pdf.close()

@@ -1,0 +1,168 @@
+"""``detection_predictor``: pages of any size in, word boxes out (relative coordinates).
+
+Pre-processing keeps the aspect ratio: each page is resized to fit the one of :data:`INPUT_SHAPES` whose
+aspect ratio is closest to its own, and padded with white at the right and bottom. Five static shapes
+(1024x1024, 1024x768, 768x1024, 1024x512, 512x1024, H x W) mean ``torch.compile`` builds at most five
+graphs (per batch size) instead of one per page size. Post-processing is :func:`vision.ops.db_postprocess`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+import torch
+from torch import Tensor
+
+from vision.io.page import PageImage
+from vision.models._registry import default_model, get_entry, get_model
+from vision.models.detection.dbnet import DBNet, DBProbability
+from vision.ops.db_postprocess import DBParams, db_postprocess
+
+__all__ = ["DetectionResult", "DetectionPredictor", "detection_predictor", "INPUT_SHAPES", "pick_shape",
+           "fit_page"]
+
+INPUT_SHAPES: tuple[tuple[int, int], ...] = ((1024, 1024), (1024, 768), (768, 1024), (1024, 512), (512, 1024))
+
+
+@dataclass
+class DetectionResult:
+    """Words found on one page.
+
+    Attributes:
+        boxes: ``float32[N, 4]`` relative ``(x0, y0, x1, y1)``.
+        scores: ``float32[N]`` mean text probability of each word region.
+        polygons: ``float32[N, 4, 2]`` relative, clockwise from top-left (the box corners on straight pages).
+    """
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    polygons: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+
+def pick_shape(height: int, width: int, shapes: Sequence[tuple[int, int]] = INPUT_SHAPES) -> tuple[int, int]:
+    """The ``(H, W)`` in ``shapes`` whose aspect ratio is closest (in log scale) to ``height / width``."""
+    ratio = np.log(height / width)
+    return min(shapes, key=lambda s: (abs(np.log(s[0] / s[1]) - ratio), -s[0] * s[1]))
+
+
+def fit_page(image: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+    """Resize ``image (uint8[h, w, 3])`` keeping its aspect ratio to fit ``shape`` and pad it with white.
+
+    Returns the ``uint8[H, W, 3]`` canvas and the ``(h', w')`` of the resized page in its top-left corner.
+    """
+    h, w = image.shape[:2]
+    scale = min(shape[0] / h, shape[1] / w)
+    nh, nw = max(1, min(shape[0], round(h * scale))), max(1, min(shape[1], round(w * scale)))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (nw, nh), interpolation=interp) if (nh, nw) != (h, w) else image
+    canvas = np.full((shape[0], shape[1], 3), 255, dtype=np.uint8)
+    canvas[:nh, :nw] = resized
+    return canvas, (nh, nw)
+
+
+def _as_rgb(page: np.ndarray | PageImage) -> np.ndarray:
+    image = page.image if isinstance(page, PageImage) else page
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise ValueError(f"pages must be uint8 numpy arrays or PageImage, got {type(image).__name__}"
+                         f"{'' if not isinstance(image, np.ndarray) else ' of dtype ' + str(image.dtype)}")
+    if image.ndim == 2:
+        image = np.repeat(image[:, :, None], 3, axis=2)
+    if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
+        raise ValueError(f"pages must be H x W x 3 RGB, got shape {image.shape}")
+    return image
+
+
+class DetectionPredictor:
+    """Batches pages by input shape, runs a probability model and decodes word boxes.
+
+    Args:
+        model: ``float[N, 3, H, W] -> float[N, 1, H, W]`` probabilities (a :class:`DBProbability`, or a fast
+            path of one: compiled, quantized, an ONNX session wrapper).
+        mean, std: input normalisation of RGB in [0, 1].
+        device, dtype: where and in which float type inputs are fed to ``model``.
+        batch_size: pages per forward pass.
+        straight: straight boxes (``True``) or rotated 4-point polygons.
+        params: post-processing thresholds.
+        shapes: the static input shapes pages are padded to.
+    """
+
+    def __init__(self, model: Callable[[Tensor], Tensor], *, mean: Sequence[float], std: Sequence[float],
+                 device: torch.device, dtype: torch.dtype = torch.float32, batch_size: int = 4,
+                 straight: bool = True, params: DBParams = DBParams(),
+                 shapes: Sequence[tuple[int, int]] = INPUT_SHAPES) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        self.model, self.device, self.dtype = model, device, dtype
+        self.batch_size, self.straight, self.params, self.shapes = batch_size, straight, params, tuple(shapes)
+        self._mean = torch.tensor(mean, device=device).view(1, 3, 1, 1) * 255
+        self._std = torch.tensor(std, device=device).view(1, 3, 1, 1) * 255
+
+    def preprocess(self, canvases: np.ndarray) -> Tensor:
+        """``uint8[B, H, W, 3]`` canvases to normalised ``dtype[B, 3, H, W]`` on the device."""
+        x = torch.from_numpy(canvases).to(self.device, non_blocking=True).permute(0, 3, 1, 2).float()
+        return ((x - self._mean) / self._std).to(self.dtype).contiguous()
+
+    @torch.inference_mode()
+    def probabilities(self, canvases: np.ndarray) -> np.ndarray:
+        """Text probability maps ``float32[B, H, W]`` of ``uint8[B, H, W, 3]`` canvases."""
+        return self.model(self.preprocess(canvases))[:, 0].float().cpu().numpy()
+
+    def __call__(self, pages: Sequence[np.ndarray | PageImage]) -> list[DetectionResult]:
+        images = [_as_rgb(p) for p in pages]
+        groups: dict[tuple[int, int], list[int]] = {}
+        for i, img in enumerate(images):
+            groups.setdefault(pick_shape(*img.shape[:2], self.shapes), []).append(i)
+        results: list[DetectionResult | None] = [None] * len(images)
+        for shape, idx in groups.items():
+            for start in range(0, len(idx), self.batch_size):
+                chunk = idx[start:start + self.batch_size]
+                fitted = [fit_page(images[i], shape) for i in chunk]
+                probs = self.probabilities(np.stack([c for c, _ in fitted]))
+                for i, prob, (_, (h, w)) in zip(chunk, probs, fitted):
+                    out = db_postprocess(prob[:h, :w], self.params, straight=self.straight)
+                    results[i] = DetectionResult(out.boxes, out.scores, out.polygons)
+        return results  # type: ignore[return-value]
+
+
+def _pick_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def detection_predictor(arch: str | None = None, *, weights: str | None = "default",
+                        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
+                        batch_size: int = 4, assume_straight_pages: bool = True,
+                        params: DBParams | None = None) -> DetectionPredictor:
+    """Build a word detector with the shipped offline weights.
+
+    Args:
+        arch: a registered detection architecture (default: the registry's default, the CPU-sized one).
+        weights: ``"default"`` (shipped file), a safetensors path, or ``None`` (random init, for tests).
+        device: ``"cpu"``, ``"cuda"``...; picks CUDA when available.
+        dtype: ``torch.float32`` (default) or ``torch.bfloat16``.
+        batch_size: pages per forward pass.
+        assume_straight_pages: straight boxes; ``False`` returns rotated 4-point polygons.
+        params: post-processing settings (default: those recorded with the weights).
+    """
+    arch = arch or default_model("detection")
+    entry = get_entry(arch)
+    if entry.task != "detection":
+        raise ValueError(f"{arch!r} is a {entry.task} model, not a detection one")
+    model = get_model(arch, weights=weights)
+    if not isinstance(model, DBNet):
+        raise ValueError(f"{arch!r} is not a DBNet")
+    dev = _pick_device(device)
+    dtype = dtype or torch.float32
+    if params is None:
+        recorded = entry.weights.meta.get("postprocess", {}) if entry.weights and weights == "default" else {}
+        params = DBParams(**recorded)
+    prob = DBProbability(model).to(device=dev, dtype=dtype).eval()
+    return DetectionPredictor(prob, mean=model.config.mean, std=model.config.std, device=dev, dtype=dtype,
+                              batch_size=batch_size, straight=assume_straight_pages, params=params)

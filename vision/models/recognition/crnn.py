@@ -1,0 +1,57 @@
+"""CRNN: a rectangular-stride MobileNetV3 backbone, a BiLSTM sequence encoder and a CTC head.
+
+``forward(images: Tensor[N, 3, 32, W]) -> logits Tensor[N, W / 4, NUM_CLASSES]`` (batch first; class 0 is
+the CTC blank, see :mod:`vision.models.recognition.vocab`). Images are float RGB in [0, 1]; ``W`` a multiple
+of 4. The predictor owns resizing, batching and decoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import Tensor, nn
+
+from vision.models._registry import register_model
+from vision.models.recognition.backbone import BackboneConfig, MobileNetV3Backbone
+from vision.models.recognition.vocab import NUM_CLASSES
+from vision.models.recognition.weights import CRNN_MOBILENET_SMALL
+
+__all__ = ["CRNNConfig", "CRNN", "crnn_mobilenet_small"]
+
+
+@dataclass(frozen=True)
+class CRNNConfig:
+    """CRNN shape: backbone, projection width, LSTM size/depth, dropout, number of classes (blank included)."""
+
+    backbone: BackboneConfig = field(default_factory=BackboneConfig)
+    proj: int = 256
+    hidden: int = 160
+    layers: int = 2
+    dropout: float = 0.1
+    num_classes: int = NUM_CLASSES
+    height: int = 32
+
+
+class CRNN(nn.Module):
+    """Conv features -> linear projection -> BiLSTM -> per-column class logits (see module docstring)."""
+
+    def __init__(self, config: CRNNConfig = CRNNConfig()) -> None:
+        super().__init__()
+        self.config = config
+        self.backbone = MobileNetV3Backbone(config.backbone)
+        self.proj = nn.Sequential(nn.Linear(self.backbone.out_channels, config.proj), nn.Hardswish())
+        self.rnn = nn.LSTM(config.proj, config.hidden, num_layers=config.layers, batch_first=True,
+                           bidirectional=True, dropout=config.dropout if config.layers > 1 else 0.0)
+        self.dropout = nn.Dropout(config.dropout)
+        self.head = nn.Linear(2 * config.hidden, config.num_classes)
+
+    def forward(self, images: Tensor) -> Tensor:
+        x = self.proj(self.backbone(images))  # [N, T, proj]
+        x, _ = self.rnn(x)  # [N, T, 2 * hidden]
+        return self.head(self.dropout(x))  # [N, T, C]
+
+
+@register_model("crnn_mobilenet_small", task="recognition", weights=CRNN_MOBILENET_SMALL, default=True)
+def crnn_mobilenet_small(**overrides: object) -> CRNN:
+    """The CPU default: MobileNetV3-small (rectangular strides) + 2-layer BiLSTM(160), about 2.5M parameters."""
+    return CRNN(CRNNConfig(**overrides))  # type: ignore[arg-type]

@@ -1,0 +1,136 @@
+"""Differentiable-binarization post-processing: a probability map to word boxes, as pure functions.
+
+Pipeline (DBNet, Liao et al. 2020): :func:`binarize` the probability map, find the connected regions'
+contours (OpenCV), score each region by its mean probability, grow ("unclip") each region back to the full
+word box with :func:`unclip` (pyclipper polygon offset), then return straight boxes, or rotated 4-point
+polygons on request, in coordinates relative to the map.
+
+Label convention this inverts (see ``vision.training.detection``): a word box of short side ``s`` is shrunk
+by ``shrink * s`` on every side to make the probability target, so the kernel's short side is
+``(1 - 2 * shrink) * s``. Growing a kernel of short side ``k`` by ``unclip_ratio * k`` restores the box when
+``unclip_ratio = shrink / (1 - 2 * shrink)`` (0.5 for ``shrink = 0.25``), whatever the word's aspect ratio.
+(DBNet's ``area * r / perimeter`` offset does this only for one aspect ratio.) The shipped default is
+calibrated on held-out rendered pages, see docs/models/detection.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.ops.boxes import order_quad
+
+__all__ = ["DBParams", "DBBoxes", "binarize", "unclip", "region_score", "db_postprocess"]
+
+_CLIPPER_SCALE = 8.0  # pyclipper works on integers: offset at 1/8 px precision
+
+
+@dataclass(frozen=True)
+class DBParams:
+    """Post-processing settings.
+
+    Attributes:
+        bin_thresh: probability above which a pixel belongs to a text kernel.
+        box_thresh: minimum mean probability of a kept region.
+        unclip_ratio: offset distance as a fraction of the kernel's short side (see module docstring).
+        min_size: kernels whose short side is below this many pixels are dropped as noise.
+        max_candidates: at most this many regions (largest first) are considered per page.
+    """
+
+    bin_thresh: float = 0.3
+    box_thresh: float = 0.5
+    unclip_ratio: float = 0.5
+    min_size: float = 2.0
+    max_candidates: int = 3000
+
+
+@dataclass(frozen=True)
+class DBBoxes:
+    """Words found on one map: ``boxes float32[N, 4]`` relative xyxy, ``scores float32[N]``,
+    ``polygons float32[N, 4, 2]`` relative, clockwise from top-left."""
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    polygons: np.ndarray
+
+
+def binarize(prob: np.ndarray, threshold: float) -> np.ndarray:
+    """``uint8[H, W]`` mask (0/1) of ``prob (float[H, W])`` above ``threshold``."""
+    if prob.ndim != 2:
+        raise ValueError(f"expected a 2-D probability map, got shape {prob.shape}")
+    return (prob > threshold).astype(np.uint8)
+
+
+def unclip(polygon: np.ndarray, distance: float) -> np.ndarray:
+    """Offset ``polygon (float[K, 2])`` outwards by ``distance`` (round joins); returns ``float[M, 2]``.
+
+    Negative distances shrink. Returns an empty ``(0, 2)`` array when the polygon vanishes.
+    """
+    import pyclipper  # lazy: only post-processing and label tools need it
+
+    pts = np.round(np.asarray(polygon, dtype=np.float64) * _CLIPPER_SCALE).astype(np.int64)
+    offset = pyclipper.PyclipperOffset()
+    offset.AddPath([tuple(p) for p in pts.tolist()], pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
+    paths = offset.Execute(distance * _CLIPPER_SCALE)
+    if not paths:
+        return np.zeros((0, 2), dtype=np.float64)
+    largest = max(paths, key=lambda p: abs(cv2.contourArea(np.asarray(p, dtype=np.float32))))
+    return np.asarray(largest, dtype=np.float64) / _CLIPPER_SCALE
+
+
+def region_score(prob: np.ndarray, contour: np.ndarray) -> float:
+    """Mean of ``prob (float[H, W])`` over the pixels inside ``contour (int[K, 1, 2])``."""
+    x, y, w, h = cv2.boundingRect(contour)
+    mask = np.zeros((h, w), dtype=np.uint8)
+    cv2.fillPoly(mask, [contour - np.array([x, y])], 1)
+    return float(cv2.mean(prob[y:y + h, x:x + w], mask=mask)[0])
+
+
+def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight: bool = True) -> DBBoxes:
+    """Word boxes from one probability map.
+
+    Args:
+        prob: ``float[H, W]`` text probabilities in [0, 1], covering exactly the page (padding removed).
+        params: thresholds and unclip ratio.
+        straight: ``True`` for axis-aligned boxes (polygons are their corners); ``False`` for minimum-area
+            rotated rectangles as 4-point polygons (boxes are their axis-aligned hulls).
+
+    Returns:
+        :class:`DBBoxes` in coordinates relative to the map (x / W, y / H), sorted top-to-bottom.
+    """
+    prob = np.ascontiguousarray(prob, dtype=np.float32)
+    h, w = prob.shape
+    contours, _ = cv2.findContours(binarize(prob, params.bin_thresh), cv2.RETR_EXTERNAL,
+                                   cv2.CHAIN_APPROX_SIMPLE)
+    if len(contours) > params.max_candidates:
+        contours = sorted(contours, key=cv2.contourArea, reverse=True)[:params.max_candidates]
+    quads, scores = [], []
+    for contour in contours:
+        rect = cv2.minAreaRect(contour)
+        short = min(rect[1]) + 1.0  # contour points are pixel centres: the region is one pixel wider
+        if short < params.min_size:
+            continue
+        score = region_score(prob, contour)
+        if score < params.box_thresh:
+            continue
+        grown = unclip(contour.reshape(-1, 2) + 0.5, params.unclip_ratio * short)
+        if len(grown) < 3:
+            continue
+        if straight:
+            x0, y0 = grown.min(axis=0)
+            x1, y1 = grown.max(axis=0)
+            quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        else:
+            quad = order_quad(cv2.boxPoints(cv2.minAreaRect(grown.astype(np.float32))))
+        quads.append(quad)
+        scores.append(score)
+    if not quads:
+        empty = np.zeros((0,), dtype=np.float32)
+        return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32))
+    polys = np.stack(quads) / np.array([w, h])
+    polys = np.clip(polys, 0.0, 1.0).astype(np.float32)
+    boxes = np.concatenate([polys.min(axis=1), polys.max(axis=1)], axis=1)
+    order = np.lexsort((boxes[:, 0], boxes[:, 1]))
+    return DBBoxes(boxes[order], np.asarray(scores, dtype=np.float32)[order], polys[order])

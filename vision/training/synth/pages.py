@@ -1,0 +1,199 @@
+"""Synthetic document pages with exact word boxes, drawn with Pillow.
+
+Layouts: multi-column articles, business letters, forms (labels, fill-in values, rules, boxes, check
+boxes), receipts (narrow, monospace, upper case), tables, invoices and slides, with font sizes from about
+6 to 72 pt at ~100 dpi. Non-text clutter (rules, boxes, logos, signatures, barcodes) is drawn unlabelled
+so a detector learns to leave it alone.
+
+Word boxes follow the convention of :mod:`vision.training.synth.pdf_pages`: glyph ink horizontally, cap
+line to descender line vertically (``CAP``/``DESC`` em around the baseline), widened to the ink.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.training.synth.fonts import FontInfo
+from vision.training.synth.pdf_pages import CAP, DESC
+
+__all__ = ["SynthPage", "PageRenderer", "LAYOUTS"]
+
+LAYOUTS = ("article", "letter", "form", "receipt", "table", "invoice", "slide")
+_ASCII = frozenset(chr(c) for c in range(33, 127))
+
+
+@dataclass
+class SynthPage:
+    """A rendered page: ``image uint8[H, W, 3]``, word ``boxes float32[N, 4]`` (pixels), their texts."""
+
+    image: np.ndarray
+    boxes: np.ndarray
+    texts: list[str]
+    layout: str = ""
+
+
+@functools.lru_cache(maxsize=512)
+def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, size)
+
+
+@functools.lru_cache(maxsize=512)
+def _coverage(path: str) -> frozenset[str]:
+    from vision.training.synth.fonts import font_covers
+
+    from vision.models.recognition.vocab import VOCAB
+
+    return frozenset(font_covers(path, VOCAB))
+
+
+@dataclass
+class _Canvas:
+    """Drawing state of one page: the image, its draw handle and the words placed so far."""
+
+    image: Image.Image
+    draw: ImageDraw.ImageDraw
+    boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
+
+
+class PageRenderer:
+    """``renderer(rng, layout=None) -> SynthPage``: one random page (random layout unless given).
+
+    Args:
+        fonts: font files to draw with (symbol fonts excluded); style tags pick fonts per layout.
+        words: ``rng -> str``, a text source (e.g. :class:`vision.training.synth.corpus.TextSampler`).
+    """
+
+    def __init__(self, fonts: Sequence[FontInfo], words) -> None:
+        self.fonts = [f for f in fonts if "symbol" not in f.styles]
+        if not self.fonts:
+            raise ValueError("no usable fonts")
+        self.words = words
+        self.mono = [f for f in self.fonts if "mono" in f.styles] or self.fonts
+        self.plain = [f for f in self.fonts if not f.styles & {"handwriting", "light"}] or self.fonts
+
+    # -- primitives ----------------------------------------------------------------------------------
+    def _pick_font(self, rng: np.random.Generator, pool: Sequence[FontInfo] | None = None) -> FontInfo:
+        pool = pool or (self.fonts if rng.random() < 0.3 else self.plain)
+        return pool[int(rng.integers(len(pool)))]
+
+    def word(self, rng: np.random.Generator, font: FontInfo, upper: bool = False) -> str:
+        """A word the font can draw (falls back to letters of the alphabet)."""
+        cover = _coverage(str(font.path))
+        for _ in range(6):
+            text = "".join(self.words(rng).split())
+            text = text.upper() if upper else text
+            if text and set(text) <= cover:
+                return text
+        return "".join(c for c in "ABCDEFGH"[: int(rng.integers(1, 8))] if c in cover) or "I"
+
+    def text_run(self, c: _Canvas, x: float, baseline: float, words: Sequence[str], font: FontInfo,
+                 size: int, fill: tuple[int, int, int], space: float = 1.0, max_x: float | None = None) -> float:
+        """Draw words left to right from ``x`` on ``baseline``; returns the x after the last word drawn."""
+        f = _font(str(font.path), size)
+        gap = f.getlength(" ") * space
+        for w in words:
+            width = f.getlength(w)
+            if max_x is not None and x + width > max_x:
+                break
+            c.draw.text((x, baseline), w, font=f, fill=fill, anchor="ls")
+            l, t, r, b = c.draw.textbbox((x, baseline), w, font=f, anchor="ls")
+            if r > l and b > t:
+                c.boxes.append((l, min(t, baseline - CAP * size), r, max(b, baseline + DESC * size)))
+                c.texts.append(w)
+            x += width + gap
+        return x
+
+    def paragraph(self, c: _Canvas, rng: np.random.Generator, x0: float, y: float, x1: float, y_max: float,
+                  font: FontInfo, size: int, fill: tuple[int, int, int], lines: int,
+                  justify: bool = False, upper: bool = False) -> float:
+        """A block of up to ``lines`` lines between ``x0`` and ``x1``; returns the y below it."""
+        f = _font(str(font.path), size)
+        lead = size * rng.uniform(1.1, 1.6)
+        space_w = f.getlength(" ")
+        for i in range(lines):
+            if y + lead > y_max:
+                break
+            baseline = y + size * 0.8
+            line, width = [], 0.0
+            target = (x1 - x0) * (rng.uniform(0.3, 0.9) if i == lines - 1 else 1.0)
+            while True:
+                w = self.word(rng, font, upper)
+                wl = f.getlength(w)
+                if width + wl > target:
+                    break
+                line.append(w)
+                width += wl + space_w
+            stretch = 1.0
+            if justify and i < lines - 1 and len(line) > 1:
+                stretch = max(1.0, (target - width + space_w * len(line)) / (space_w * (len(line) - 1)))
+            self.text_run(c, x0, baseline, line, font, size, fill, space=min(stretch, 4.0))
+            y += lead
+        return y
+
+    # -- clutter ------------------------------------------------------------------------------------
+    @staticmethod
+    def rule(c: _Canvas, rng: np.random.Generator, x0: float, y: float, x1: float, dashed: bool = False) -> None:
+        width = int(rng.integers(1, 3))
+        if dashed:
+            step = float(rng.integers(4, 12))
+            for x in np.arange(x0, x1, step):
+                c.draw.line([(x, y), (min(x + step / 2, x1), y)], fill=(0, 0, 0), width=width)
+        else:
+            c.draw.line([(x0, y), (x1, y)], fill=(0, 0, 0), width=width)
+
+    @staticmethod
+    def scribble(c: _Canvas, rng: np.random.Generator, x: float, y: float, w: float, h: float) -> None:
+        """A signature-like stroke (unlabelled: signatures are not words)."""
+        t = np.linspace(0, 1, 60)
+        xs = x + t * w
+        ys = y + h / 2 + np.sin(t * rng.uniform(8, 25)) * h / 2 * rng.uniform(0.4, 1.0)
+        c.draw.line(list(zip(xs.tolist(), ys.tolist())), fill=(20, 20, 60), width=int(rng.integers(1, 4)))
+
+    @staticmethod
+    def barcode(c: _Canvas, rng: np.random.Generator, x: float, y: float, w: float, h: float) -> None:
+        xx = x
+        while xx < x + w:
+            bw = float(rng.integers(1, 4))
+            c.draw.rectangle([xx, y, xx + bw - 1, y + h], fill=(0, 0, 0))
+            xx += bw + float(rng.integers(1, 4))
+
+    @staticmethod
+    def logo(c: _Canvas, rng: np.random.Generator, x: float, y: float, s: float) -> None:
+        color = tuple(int(v) for v in rng.integers(0, 200, 3))
+        if rng.random() < 0.5:
+            c.draw.ellipse([x, y, x + s, y + s], outline=color, width=int(rng.integers(2, 6)))
+        else:
+            c.draw.polygon([(x, y + s), (x + s / 2, y), (x + s, y + s)], fill=color)
+
+    def checkbox(self, c: _Canvas, rng: np.random.Generator, x: float, baseline: float, size: int) -> float:
+        s = size * 0.75
+        c.draw.rectangle([x, baseline - s, x + s, baseline], outline=(0, 0, 0), width=max(1, size // 12))
+        if rng.random() < 0.4:
+            c.draw.line([(x, baseline - s), (x + s, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
+            c.draw.line([(x + s, baseline - s), (x, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
+        return x + s + size * 0.5
+
+    # -- layouts --------------------------------------------------------------------------------------
+    def __call__(self, rng: np.random.Generator, layout: str | None = None) -> SynthPage:
+        from vision.training.synth import page_layouts
+
+        layout = layout or str(rng.choice(LAYOUTS, p=[0.2, 0.12, 0.24, 0.16, 0.12, 0.1, 0.06]))
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; expected one of {LAYOUTS}")
+        width, height = page_layouts.page_size(rng, layout)
+        paper = tuple(int(v) for v in (255 - rng.integers(0, 12, 3) * (rng.random() < 0.3)))
+        image = Image.new("RGB", (width, height), paper)
+        canvas = _Canvas(image, ImageDraw.Draw(image))
+        getattr(page_layouts, layout)(self, canvas, rng)
+        boxes = np.asarray(canvas.boxes, dtype=np.float32).reshape(-1, 4)
+        return SynthPage(np.asarray(image), boxes, canvas.texts, layout)
