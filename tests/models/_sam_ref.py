@@ -12,8 +12,9 @@ from torch import nn
 from vision.models.segmentation.sam.image_encoder import EncoderConfig
 from vision.models.segmentation.sam.sam import SamConfig
 
-# ViT-B widths (768, 12 heads) at 256 px with 4 blocks: 16 x 16 tokens, so the 14-token windows pad to 28 x 28.
-SMALL_B = SamConfig(EncoderConfig(768, 4, 12, (1, 3), img_size=256))
+# ViT-B widths (768, 12 heads) at 256 px, one windowed and one global block: 16 x 16 tokens, so the 14-token
+# windows pad to 28 x 28.
+SMALL_B = SamConfig(EncoderConfig(768, 2, 12, (1,), img_size=256))
 
 
 def reference_sam(cfg: SamConfig) -> nn.Module:
@@ -59,3 +60,15 @@ def random_prompts(n_images: int, n_prompts: int, n_points: int, size: int, seed
     xy0 = torch.rand(n_images, n_prompts, 2, generator=gen) * size / 2
     boxes = torch.cat([xy0, xy0 + size / 4 + torch.rand(n_images, n_prompts, 2, generator=gen) * size / 4], -1)
     return points, labels, boxes
+
+
+# Small enough for CPU rung tests (128 wide, 4 heads): measured rung errors are in tests/models/test_sam_fast.py.
+RUNG_CPU = SamConfig(EncoderConfig(128, 2, 4, (1,), img_size=256), prompt_embed_dim=64, decoder_heads=4,
+                     decoder_mlp_dim=128, iou_head_hidden_dim=64)
+# ViT-B widths at 512 px (32 x 32 tokens; windows pad to 42 x 42) for the GPU rung tests.
+RUNG_GPU = SamConfig(EncoderConfig(768, 4, 12, (1, 3), img_size=512))
+
+
+def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """``||out - ref|| / ||ref||`` in fp32."""
+    return float((out.float() - ref.float()).norm() / ref.float().norm())

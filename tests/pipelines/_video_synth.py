@@ -12,15 +12,19 @@ rendered with the same font. It stands in for the OCR predictor until trained we
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 import torch
 from PIL import Image, ImageDraw, ImageFont
+from rapidfuzz import fuzz
 
 from vision.io.page import PageImage
 from vision.structures import Block, Document, Line, Page, Word
@@ -71,20 +75,41 @@ def visible(captions: tuple[Caption, ...], t: float) -> list[Caption]:
     return [c for c in captions if c.start <= t < c.end]
 
 
-def true_spans(captions: tuple[Caption, ...], starts: list[float], end: float) -> dict[str, tuple[float, float]]:
-    """What the file shows: ``text -> (first frame start drawn, end of the last frame drawn)``."""
-    bounds = [*starts, end]
-    spans: dict[str, tuple[float, float]] = {}
-    for k, t in enumerate(starts):
-        for cap in visible(captions, t):
-            first = spans.get(cap.text, (t, 0.0))[0]
-            spans[cap.text] = (first, bounds[k + 1])
-    return spans
+@dataclass(frozen=True)
+class Clip:
+    """A generated video: its file, the start time of each encoded frame and the stream's end time."""
+
+    path: Path
+    starts: tuple[float, ...]
+    end: float
+    captions: tuple[Caption, ...] = CAPTIONS
+
+    def truth(self) -> dict[str, tuple[float, float]]:
+        """What the file shows: ``text -> (first frame start drawn, end of the last frame drawn)``."""
+        bounds = [*self.starts, self.end]
+        spans: dict[str, tuple[float, float]] = {}
+        for k, t in enumerate(self.starts):
+            for cap in visible(self.captions, t):
+                first = spans.get(cap.text, (t, 0.0))[0]
+                spans[cap.text] = (first, bounds[k + 1])
+        return spans
+
+
+def _clip(path: Path, starts: list[float], captions: tuple[Caption, ...]) -> Clip:
+    """Check the file's frame times against the intended ones and read its end from the stream."""
+    from torchcodec.decoders import VideoDecoder
+
+    decoder = VideoDecoder(str(path))
+    pts = decoder.get_frames_in_range(0, len(decoder)).pts_seconds.tolist()
+    if len(pts) != len(starts) or max(abs(a - b) for a, b in zip(pts, starts)) > 1e-3:
+        raise AssertionError(f"{path}: encoded frame times {pts[:8]}... differ from the intended {starts[:8]}...")
+    return Clip(path, tuple(starts), float(decoder.metadata.end_stream_seconds), captions)
 
 
 def encode_cfr(path: Path, *, rate: float = 10.0, captions: tuple[Caption, ...] = CAPTIONS,
-               duration: float = DURATION, codec: str | None = None) -> list[float]:
-    """Encode a constant-rate video with torchcodec; returns the frame start times."""
+               duration: float = DURATION, codec: str | None = None, options: dict | None = None) -> Clip:
+    """Encode a constant-rate video with torchcodec (container from the suffix; codec and its ``to_file``
+    options as given, default: the container's codec at CRF 12, near-lossless for H.264)."""
     from torchcodec.encoders import VideoEncoder
 
     starts = [k / rate for k in range(round(duration * rate))]
@@ -96,9 +121,9 @@ def encode_cfr(path: Path, *, rate: float = 10.0, captions: tuple[Caption, ...] 
         if key not in cache:
             cache[key] = draw_frame(shown)
         frames.append(torch.from_numpy(cache[key].copy()).permute(2, 0, 1))
-    options = {"crf": 12} if codec in (None, "libx264") else {}
+    options = {"crf": 12} if options is None else options
     VideoEncoder(torch.stack(frames), frame_rate=rate).to_file(str(path), codec=codec, **options)
-    return starts
+    return _clip(path, starts, captions)
 
 
 def vfr_starts(duration: float = DURATION) -> list[float]:
@@ -116,8 +141,8 @@ def vfr_starts(duration: float = DURATION) -> list[float]:
     return starts
 
 
-def encode_vfr(path: Path, *, captions: tuple[Caption, ...] = CAPTIONS, duration: float = DURATION) -> list[float]:
-    """Encode a variable-frame-rate Matroska file with the ffmpeg CLI; returns the frame start times."""
+def encode_vfr(path: Path, *, captions: tuple[Caption, ...] = CAPTIONS, duration: float = DURATION) -> Clip:
+    """Encode a variable-frame-rate Matroska file (H.264) with the ffmpeg CLI's concat demuxer."""
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
         raise RuntimeError("the ffmpeg CLI is needed for the variable-frame-rate fixture (make setup installs it)")
@@ -134,7 +159,7 @@ def encode_vfr(path: Path, *, captions: tuple[Caption, ...] = CAPTIONS, duration
         subprocess.run([ffmpeg, "-loglevel", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
                         "-fps_mode", "vfr", "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", str(path)],
                        check=True, timeout=60)
-    return starts
+    return _clip(path, starts, captions)
 
 
 class TemplateOCR:
@@ -191,3 +216,63 @@ def _runs(flags: np.ndarray, gap: int) -> list[tuple[int, int]]:
     starts = [int(idx[0])] + [int(idx[c + 1]) for c in cuts]
     stops = [int(idx[c]) + 1 for c in cuts] + [int(idx[-1]) + 1]
     return list(zip(starts, stops))
+
+
+# ----------------------------------------------------------------------------------------------- checks
+_SRT = r"(\d{2}):(\d{2}):(\d{2}),(\d{3})"
+_VTT = r"(\d{2}):(\d{2}):(\d{2})\.(\d{3})"
+
+
+def _seconds(groups: tuple[str, ...]) -> float:
+    h, m, s, ms = (int(g) for g in groups)
+    return h * 3600 + m * 60 + s + ms / 1000
+
+
+def parse_cues(text: str, *, vtt: bool) -> list[tuple[float, float, str]]:
+    """Parse SubRip or WebVTT text strictly (numbering, timing lines, non-empty payloads, start < end)."""
+    stamp = _VTT if vtt else _SRT
+    if vtt:
+        assert text.startswith("WEBVTT\n\n"), text[:40]
+        text = text[len("WEBVTT\n\n"):]
+    cues = []
+    for n, block in enumerate(b for b in text.strip("\n").split("\n\n") if b):
+        lines = block.split("\n")
+        if not vtt:
+            assert lines.pop(0) == str(n + 1), block
+        match = re.fullmatch(f"{stamp} --> {stamp}", lines[0])
+        assert match, lines[0]
+        start, end = _seconds(match.groups()[:4]), _seconds(match.groups()[4:])
+        assert start < end and lines[1:] and all(line.strip() for line in lines[1:]), block
+        cues.append((start, end, "\n".join(lines[1:])))
+    return cues
+
+
+def check_subtitles(doc: Document) -> None:
+    """SRT and WebVTT of ``doc`` parse strictly and carry its timeline (times to the millisecond)."""
+    expected = sorted((round(e.start, 3), round(e.end, 3), e.text) for e in doc.timeline)
+    for vtt, text in ((False, doc.to_srt()), (True, doc.to_vtt())):
+        cues = parse_cues(text, vtt=vtt)
+        assert [t for a, b, _ in cues for t in (a, b)] == pytest.approx([t for a, b, _ in expected for t in (a, b)],
+                                                                        abs=1e-3)
+        assert [t for _, _, t in cues] == [t for _, _, t in expected]
+
+
+def check_timeline(doc: Document, clip: Clip, interval: float) -> None:
+    """The must-show property: every caption on screen for two intervals or more is found once, with start
+    and end within one interval of what the file shows; nothing shown under one interval, nothing spurious."""
+    found: dict[str, Any] = {}
+    for entry in doc.timeline:
+        scores = {c.text: fuzz.ratio(entry.text.upper(), c.text) for c in clip.captions}
+        name = max(scores, key=scores.__getitem__)
+        assert scores[name] >= 80, f"spurious entry {entry}"
+        assert name not in found, f"duplicate entries for {name}: {found[name]} and {entry}"
+        found[name] = entry
+    for text, (start, end) in clip.truth().items():
+        if end - start >= 2 * interval:
+            assert text in found, f"{text} ({start}-{end}) missing from {doc.timeline}"
+        elif end - start < interval:
+            assert text not in found, f"{text} shown {end - start:.2f} s < one interval, kept as {found[text]}"
+        if text in found:
+            entry = found[text]
+            assert abs(entry.start - start) <= interval + 1e-6, (text, entry, start)
+            assert abs(entry.end - end) <= interval + 1e-6, (text, entry, end)

@@ -99,3 +99,23 @@ def test_regions_find_a_figure_but_not_text_or_rules():
     np.testing.assert_allclose(regions[0].geometry, (80 / 600, 100 / 800, 330 / 600, 300 / 800), atol=0.02)
     assert find_regions(page[330:480], np.array([(b[0], (b[1] * 800 - 330) / 150, b[2], (b[3] * 800 - 330) / 150)
                                                  for b in text_boxes])) == []
+
+
+def test_table_rows_read_across_and_become_one_line_each():
+    boxes = []
+    for row in range(4):  # tight rows: descriptions alone would chain into a column block
+        y = 100 + 30 * row
+        boxes += _line(y, 50, 1, w=70) + _line(y, 160, 4, w=60) + _line(y, 600, 1, w=30) + _line(y, 800, 1, w=60)
+    blocks = build_blocks(_words(boxes), np.array(boxes))
+    lines = [ln for b in blocks for ln in b.lines]
+    assert [[w.value for w in ln.words] for ln in lines] == [[f"w{7 * r + k}" for k in range(7)] for r in range(4)]
+
+
+def test_tabular_lines_are_short_lines_with_close_neighbours():
+    from vision.pipelines.layout import tabular_lines
+
+    lines = np.array([[50, 100, 120, 120], [170, 100, 500, 120],  # code beside a description
+                      [50, 200, 500, 220], [700, 200, 1100, 220],  # two long column lines
+                      [50, 300, 120, 320], [900, 300, 960, 320]], dtype=float)  # short lines 39 heights apart
+    words = np.array([1, 4, 6, 6, 1, 1])
+    assert tabular_lines(lines, words).tolist() == [True, True, False, False, False, False]

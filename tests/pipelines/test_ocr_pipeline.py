@@ -1,8 +1,8 @@
-"""The OCR pipeline end to end with small real stages (see conftest.py), independent of trained weights."""
+"""The OCR pipeline end to end with small real stages (see _ocr_stages.py), independent of trained weights."""
 
 import numpy as np
 import pytest
-from conftest import TEXT, InkDetector, TemplateReader, render_page
+from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page
 
 from vision.io.page import PageImage, TextLayerWord
 from vision.ops.boxes import box_iou
@@ -94,8 +94,8 @@ def test_skewed_page_with_rotated_boxes(angle):
     gt = np.array([q for _, q in words])
     np.testing.assert_allclose(quads.mean(axis=1), gt.mean(axis=1), atol=3.0)  # centres within 3 px
     top = quads[:, 1] - quads[:, 0]
-    long = np.hypot(top[:, 0], top[:, 1]) > 40  # angles of long words are well defined
-    np.testing.assert_allclose(np.degrees(np.arctan2(top[long, 1], top[long, 0])), angle, atol=1.5)
+    angles = np.degrees(np.arctan2(top[:, 1], top[:, 0]))  # min-area rectangles of ink: descenders tilt some
+    assert np.median(angles) == pytest.approx(angle, abs=1.0)
     straight = _ocr()([image]).pages[0]
     assert straight.render().split("\n") != TEXT  # upright boxes on a skewed page mix lines and words
 

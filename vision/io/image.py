@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from vision.errors import CorruptFile, LimitExceeded, UnsupportedFormat, VisionError
 from vision.io._convert import array_to_rgb, pil_to_rgb
@@ -21,8 +21,14 @@ from vision.settings import Limits
 
 __all__ = ["ImageFile"]
 
-# Pillow plugin names we let Pillow pick from (MPO is the multi-picture flavour of JPEG).
+# Pillow plugin names we let Pillow pick from (older Pillows open multi-picture JPEGs as "MPO").
 PIL_FORMATS = ("PNG", "JPEG", "MPO", "GIF", "BMP", "DIB", "TIFF", "WEBP")
+
+
+def _pil_formats() -> tuple[str, ...]:
+    """The formats of :data:`PIL_FORMATS` this Pillow registers (after loading every plugin)."""
+    Image.init()
+    return tuple(f for f in PIL_FORMATS if f in Image.OPEN)
 MULTI_PAGE = ("TIFF",)
 
 
@@ -49,7 +55,6 @@ def _check_pixels(size: tuple[int, int], name: str, limits: Limits, page: int) -
 
 def _open_pil(opener: Callable[[], Image.Image], name: str, fmt: str | None) -> Image.Image:
     """Open an image header with Pillow, translating its failures to VisionErrors."""
-    Image.init()  # register every plugin, so that ``formats=`` can name them all
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit decides
@@ -58,7 +63,9 @@ def _open_pil(opener: Callable[[], Image.Image], name: str, fmt: str | None) -> 
         raise LimitExceeded(name, f"image too large to open safely ({exc})") from None
     except Exception as exc:  # Pillow raises many types (OSError, SyntaxError, struct.error, ...)
         if fmt in IMAGE_FORMATS:
-            raise CorruptFile(name, f"damaged {fmt.upper()} header ({type(exc).__name__}: {exc})") from None
+            detail = "not identified by Pillow" if isinstance(exc, UnidentifiedImageError) else (
+                f"{type(exc).__name__}: {exc}")
+            raise CorruptFile(name, f"damaged {fmt.upper()} header ({detail})") from None
         if kind_of(fmt) is not None:
             raise UnsupportedFormat(name, f"is a {fmt.upper()} file, not an image (use DocumentFile.from_path)") from None
         raise UnsupportedFormat(name, describe_unsupported(fmt)) from None
@@ -91,11 +98,11 @@ def _file_entries(src: Any, limits: Limits) -> list[_Entry]:
         path = check_path(src, limits)
         with open(path, "rb") as fh:
             head = fh.read(64)
-        opener: Callable[[], Image.Image] = lambda: Image.open(path, formats=PIL_FORMATS)  # noqa: E731
+        opener: Callable[[], Image.Image] = lambda: Image.open(path, formats=_pil_formats())  # noqa: E731
     else:
         data = read_bytes(src, limits)
         head = data[:64]
-        opener = lambda: Image.open(io.BytesIO(data), formats=PIL_FORMATS)  # noqa: E731
+        opener = lambda: Image.open(io.BytesIO(data), formats=_pil_formats())  # noqa: E731
     im = _open_pil(opener, name, sniff_format(head))
     with im:
         frames = _count_frames(im, name, limits)
@@ -137,6 +144,7 @@ class ImageFile(DocumentFile):
     def __init__(self, sources: Sequence[Any] | Any, *, limits: Limits) -> None:
         if is_file_source(sources) or isinstance(sources, (Image.Image, np.ndarray)):
             sources = [sources]
+        sources = list(sources)
         entries: list[_Entry] = []
         for src in sources:
             if isinstance(src, (Image.Image, np.ndarray)):
@@ -149,8 +157,8 @@ class ImageFile(DocumentFile):
                 raise LimitExceeded(source_name(src), f"more than {limits.max_pages} pages in all (max_pages)")
         if not entries:
             raise ValueError("from_images() needs at least one image")
-        names = sorted({e.name for e in entries})
-        super().__init__(names[0] if len(names) == 1 else f"{len(names)} images", limits)
+        names = {e.name for e in entries}
+        super().__init__(names.pop() if len(names) == 1 else f"{len(sources)} images", limits)
         self._entries = entries
 
     def __len__(self) -> int:

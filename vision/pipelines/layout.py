@@ -1,32 +1,36 @@
 """Layout: words -> lines -> blocks, blocks in reading order, and large non-text regions.
 
 All decisions are made on pixel boxes of an upright page (the pipeline deskews and rotates first), and are
-returned as index groups so that the caller can attach any geometry to the result.
+returned as index groups so that the caller can attach any geometry to the result. Pairwise decisions are
+vectorised (numpy cost matrices, computed in row chunks), so a dense page costs milliseconds.
 
 Rules (thresholds in units of text height, so they hold at any resolution):
 
-* **Lines**: words taken left to right; a word continues a line when it overlaps the line's last word
-  vertically by at least ``line_overlap`` of the smaller height and starts at most ``word_gap`` heights
-  after it. Following the last word (not the first) lets a line drift a little with residual skew; the gap
-  limit splits rows that cross a column gutter or a form's label/value space.
-* **Blocks**: a line joins the nearest line above it when the vertical gap is at most ``block_gap`` heights,
-  their horizontal extents overlap and their heights differ by at most ``height_ratio`` (titles stay apart).
-  Each line takes at most one line below it, so a block is a simple top-to-bottom chain.
+* **Lines**: a word continues the word on its left that it overlaps vertically by at least ``line_overlap``
+  of the smaller height, starting at most ``word_gap`` heights after it (mutual nearest neighbours).
+  Linking neighbours (not comparing with a line's first word) lets a line drift with residual skew; the
+  gap limit splits rows that cross a column gutter or a form's label/value space.
+* **Blocks**: a line continues the nearest line above it when the vertical gap is at most ``block_gap``
+  heights, their horizontal extents overlap and their heights differ by at most ``height_ratio`` (titles
+  stay apart); again mutual nearest neighbours, so a block is a simple top-to-bottom chain.
+* **Cells**: short lines (under three words) with another line close beside them on the same row are
+  table or form cells; cells and the lines beside them are never chained into blocks.
 * **Reading order**: recursive XY-cut over the blocks: horizontal bands top to bottom, then columns left to
   right. Bands that are running-text columns with the same gutter are merged first, so columns are read
-  whole; rows of single-line blocks (forms) stay rows, read label then value.
+  whole; rows of single-line blocks (tables, forms) stay rows and are joined into one line each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
 
 from vision.structures import Block, Line, Region, Word
 
-__all__ = ["LayoutOptions", "group_lines", "group_blocks", "order_blocks", "build_blocks", "find_regions"]
+__all__ = ["LayoutOptions", "CELL_WORDS", "group_lines", "tabular_lines", "group_blocks", "order_blocks", "build_blocks", "find_regions"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class LayoutOptions:
         word_gap: largest horizontal gap between consecutive words of a line, in heights.
         block_gap: largest vertical gap between consecutive lines of a block, in heights.
         height_ratio: largest ratio of line heights within a block.
+        cell_gap: largest gap, in heights, between a table or form cell and its row neighbour.
         regions: also report large non-text areas (figures, photos, logos) as ``Region(kind="figure")``.
         region_min_area: smallest such area, as a fraction of the page.
     """
@@ -46,16 +51,64 @@ class LayoutOptions:
     word_gap: float = 2.5
     block_gap: float = 1.0
     height_ratio: float = 1.6
+    cell_gap: float = 10.0
     regions: bool = False
     region_min_area: float = 0.01
 
 
-def _vertical_overlap(a: np.ndarray, b: np.ndarray) -> float:
-    return float(min(a[3], b[3]) - max(a[1], b[1]))
+CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)
+_CHUNK = 1024  # rows of a pairwise cost matrix computed at once: bounds memory on pages with many words
+
+
+def _mutual_best(cost_rows: Callable[[slice], np.ndarray], n: int) -> np.ndarray:
+    """Link ``i -> j`` where ``j`` is ``i``'s cheapest successor and ``i`` is ``j``'s cheapest predecessor.
+
+    Args:
+        cost_rows: ``rows -> float[len(rows), n]`` pairwise costs, ``inf`` where ``j`` cannot follow ``i``.
+        n: number of items.
+
+    Returns:
+        ``int[n]``: the successor of each item, or -1.
+    """
+    succ = np.full(n, -1)
+    col_best = np.full(n, np.inf)
+    col_arg = np.full(n, -1)
+    for start in range(0, n, _CHUNK):
+        rows = slice(start, min(start + _CHUNK, n))
+        cost = cost_rows(rows)
+        best = cost.argmin(axis=1)
+        ok = np.isfinite(cost[np.arange(cost.shape[0]), best])
+        succ[rows] = np.where(ok, best, -1)
+        arg = cost.argmin(axis=0)
+        val = cost[arg, np.arange(n)]
+        better = val < col_best
+        col_best[better], col_arg[better] = val[better], arg[better] + start
+    linked = succ >= 0
+    linked[linked] = col_arg[succ[linked]] == np.nonzero(linked)[0]
+    return np.where(linked, succ, -1)
+
+
+def _chains(succ: np.ndarray) -> list[list[int]]:
+    """Follow successor links (acyclic) from every item that has no predecessor."""
+    has_pred = np.zeros(len(succ), dtype=bool)
+    has_pred[succ[succ >= 0]] = True
+    chains = []
+    for start in np.nonzero(~has_pred)[0]:
+        chain, k = [int(start)], int(succ[start])
+        while k >= 0:
+            chain.append(k)
+            k = int(succ[k])
+        chains.append(chain)
+    return chains
 
 
 def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[list[int]]:
     """Group word boxes into lines.
+
+    Each word is linked to the word that best continues it on the right (vertical overlap at least
+    ``line_overlap`` of the smaller height, gap at most ``word_gap`` heights; cost: gap in heights plus
+    missing overlap), when that word's best predecessor is it in turn; lines are the chains of links.
+    Linking neighbours rather than comparing with a line's first word lets a line follow residual skew.
 
     Args:
         boxes: ``[N, 4]`` pixel ``x0, y0, x1, y1`` of words on an upright page.
@@ -63,74 +116,77 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
     Returns:
         Lines as lists of word indices, each left to right; lines ordered by their top edge.
     """
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    heights = np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
-    lines: list[list[int]] = []
-    for i in np.lexsort((boxes[:, 1], boxes[:, 0])):
-        best, best_overlap = -1, 0.0
-        for k, line in enumerate(lines):
-            last = line[-1]
-            h = min(heights[i], heights[last])
-            overlap = _vertical_overlap(boxes[i], boxes[last]) / h
-            gap = boxes[i, 0] - boxes[last, 2]
-            if overlap >= options.line_overlap and -0.5 * h <= gap <= options.word_gap * h and overlap > best_overlap:
-                best, best_overlap = k, overlap
-        if best < 0:
-            lines.append([int(i)])
-        else:
-            lines[best].append(int(i))
-    return sorted(lines, key=lambda ln: (boxes[ln, 1].min(), boxes[ln, 0].min()))
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
+
+    def cost_rows(rows: slice) -> np.ndarray:
+        bi, hi = b[rows, None, :], h[rows, None]
+        hmin = np.minimum(hi, h[None, :])
+        overlap = (np.minimum(bi[..., 3], b[None, :, 3]) - np.maximum(bi[..., 1], b[None, :, 1])) / hmin
+        gap = b[None, :, 0] - bi[..., 2]
+        valid = (overlap >= options.line_overlap) & (gap >= -0.5 * hmin) & (gap <= options.word_gap * hmin) \
+            & (b[None, :, 0] > bi[..., 0])
+        return np.where(valid, np.maximum(gap, 0.0) / hmin + (1.0 - overlap), np.inf)
+
+    lines = _chains(_mutual_best(cost_rows, len(b)))
+    return sorted(lines, key=lambda ln: (b[ln, 1].min(), b[ln, 0].min()))
 
 
-def group_blocks(line_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[list[int]]:
-    """Chain lines into blocks (paragraphs, column pieces, form groups).
+def tabular_lines(line_boxes: np.ndarray, line_words: np.ndarray,
+                  options: LayoutOptions = LayoutOptions()) -> np.ndarray:
+    """``bool[L]``: lines that belong to table or form rows, which are never chained into blocks.
+
+    A *cell* is a short line (fewer than :data:`CELL_WORDS` words) with another line beside it on the same
+    row (vertical overlap of at least ``line_overlap`` of the smaller height) at most ``cell_gap`` heights
+    away. Cells, and lines with a cell beside them, are tabular: tables and forms then read row by row,
+    while column text (long lines beside long lines) still forms paragraphs.
+    """
+    b = np.asarray(line_boxes, dtype=np.float64).reshape(-1, 4)
+    h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
+    hmin = np.minimum(h[:, None], h[None, :])
+    overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
+    gap = np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2])  # > 0 when apart
+    near = (overlap >= options.line_overlap * hmin) & (gap >= 0) & (gap <= options.cell_gap * hmin)
+    cells = (np.asarray(line_words).reshape(-1) < CELL_WORDS) & near.any(axis=1)
+    return cells | (near & cells[None, :]).any(axis=1)
+
+
+def group_blocks(line_boxes: np.ndarray, options: LayoutOptions = LayoutOptions(),
+                 cells: np.ndarray | None = None) -> list[list[int]]:
+    """Chain lines into blocks (paragraphs, column pieces, address groups).
+
+    A line is linked to the line below it with the smallest gap (at most ``block_gap`` heights, overlapping
+    horizontally, heights within ``height_ratio``), when that line's nearest such line above is it.
 
     Args:
         line_boxes: ``[L, 4]`` pixel boxes of lines, ordered by their top edge.
+        cells: ``bool[L]`` lines never chained (see :func:`tabular_lines`).
 
     Returns:
-        Blocks as lists of line indices, top to bottom.
+        Blocks as lists of line indices, top to bottom, ordered by their first line.
     """
     b = np.asarray(line_boxes, dtype=np.float64).reshape(-1, 4)
-    heights = np.maximum(b[:, 3] - b[:, 1], 1e-6)
-    parent_of: dict[int, int] = {}
-    has_child: set[int] = set()
-    for j in range(len(b)):
-        best, best_gap = -1, np.inf
-        for i in range(len(b)):
-            if i == j or i in has_child or b[i, 1] >= b[j, 1]:
-                continue
-            h = min(heights[i], heights[j])
-            gap = b[j, 1] - b[i, 3]
-            x_overlap = min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0])
-            ratio = max(heights[i], heights[j]) / h
-            if -0.5 * h <= gap <= options.block_gap * h and x_overlap > 0 and ratio <= options.height_ratio \
-                    and gap < best_gap:
-                best, best_gap = i, gap
-        if best >= 0:
-            parent_of[j] = best
-            has_child.add(best)
-    children = {p: c for c, p in parent_of.items()}
-    blocks: list[list[int]] = []
-    for j in range(len(b)):
-        if j not in parent_of:
-            chain, k = [j], j
-            while k in children:
-                k = children[k]
-                chain.append(k)
-            blocks.append(chain)
-    return blocks
+    h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
+    free = np.ones(len(b), dtype=bool) if cells is None else ~np.asarray(cells, dtype=bool)
+
+    def cost_rows(rows: slice) -> np.ndarray:
+        bi, hi = b[rows, None, :], h[rows, None]
+        hmin, hmax = np.minimum(hi, h[None, :]), np.maximum(hi, h[None, :])
+        gap = b[None, :, 1] - bi[..., 3]
+        x_overlap = np.minimum(bi[..., 2], b[None, :, 2]) - np.maximum(bi[..., 0], b[None, :, 0])
+        valid = (b[None, :, 1] > bi[..., 1]) & (gap >= -0.5 * hmin) & (gap <= options.block_gap * hmin) \
+            & (x_overlap > 0) & (hmax <= options.height_ratio * hmin) & free[rows, None] & free[None, :]
+        return np.where(valid, gap / hmin, np.inf)
+
+    return sorted(_chains(_mutual_best(cost_rows, len(b))), key=lambda bl: bl[0])
 
 
 def _gaps(lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:
     """Empty intervals ``(start, end)`` between the union of ``[lo_i, hi_i]`` intervals."""
-    order = np.argsort(lo)
-    gaps, reach = [], -np.inf
-    for i in order:
-        if np.isfinite(reach) and lo[i] > reach:
-            gaps.append((float(reach), float(lo[i])))
-        reach = max(reach, hi[i])
-    return gaps
+    order = np.argsort(lo, kind="stable")
+    starts, reach = lo[order], np.maximum.accumulate(hi[order])
+    empty = starts[1:] > reach[:-1]
+    return list(zip(reach[:-1][empty].tolist(), starts[1:][empty].tolist()))
 
 
 def _widest_gap(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
@@ -166,15 +222,20 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
 
     def bands(idx: np.ndarray) -> list[np.ndarray]:
         cuts = [(a + b) / 2 for a, b in _gaps(boxes[idx, 1], boxes[idx, 3])]
+        if not cuts:
+            return [idx]
         centre = (boxes[idx, 1] + boxes[idx, 3]) / 2
-        found = [idx[np.searchsorted(cuts, centre) == k] for k in range(len(cuts) + 1)]
-        merged = [found[0]]
+        order = np.argsort(centre, kind="stable")
+        found = np.split(idx[order], np.searchsorted(centre[order], cuts))
+        merged, last = [found[0]], gutter(found[0])
         for band in found[1:]:
-            g, h = gutter(merged[-1]), gutter(band)
-            if g is not None and h is not None and min(g[1], h[1]) > max(g[0], h[0]):
+            g = gutter(band)
+            if last is not None and g is not None and min(last[1], g[1]) > max(last[0], g[0]):
                 merged[-1] = np.concatenate([merged[-1], band])
+                last = gutter(merged[-1])
             else:
                 merged.append(band)
+                last = g
         return merged
 
     def visit(idx: np.ndarray) -> list[int]:
@@ -193,13 +254,40 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
     return visit(np.arange(len(boxes)))
 
 
-def _union(boxes: np.ndarray) -> np.ndarray:
-    return np.array([boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()])
+def _group_boxes(boxes: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """``[G, 4]`` union boxes of groups of rows of ``boxes`` (one reduceat per corner)."""
+    flat = boxes[np.concatenate(groups)]
+    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+    return np.stack([np.minimum.reduceat(flat[:, 0], starts), np.minimum.reduceat(flat[:, 1], starts),
+                     np.maximum.reduceat(flat[:, 2], starts), np.maximum.reduceat(flat[:, 3], starts)], axis=1)
+
+
+def _merge_rows(blocks: list[list[list[int]]], boxes: np.ndarray, options: LayoutOptions) -> list[list[list[int]]]:
+    """Join consecutive single-line blocks that sit on one row into one line (a table or form row).
+
+    Args:
+        blocks: blocks in reading order, each a list of lines, each a list of word indices.
+        boxes: ``[N, 4]`` pixel word boxes.
+    """
+    merged: list[list[list[int]]] = []
+    for block in blocks:
+        if merged and len(block) == 1 and len(merged[-1]) == 1:
+            prev, cur = boxes[merged[-1][0]], boxes[block[0]]
+            top, bottom = max(prev[:, 1].min(), cur[:, 1].min()), min(prev[:, 3].max(), cur[:, 3].max())
+            h = min(prev[:, 3].max() - prev[:, 1].min(), cur[:, 3].max() - cur[:, 1].min())
+            if bottom - top >= options.line_overlap * h and cur[:, 0].min() >= prev[:, 2].max():
+                merged[-1] = [merged[-1][0] + block[0]]
+                continue
+        merged.append(block)
+    return merged
 
 
 def build_blocks(words: list[Word], layout_boxes: np.ndarray,
                  options: LayoutOptions = LayoutOptions()) -> list[Block]:
     """Arrange words into blocks of lines in reading order.
+
+    Lines, cells, blocks and their XY-cut order come from the functions above; finally consecutive
+    single-line blocks on one row (table and form rows) are joined into one line, so a row reads as one.
 
     Args:
         words: recognised words; their own geometry is kept as is (it may refer to the unrotated page).
@@ -212,11 +300,12 @@ def build_blocks(words: list[Word], layout_boxes: np.ndarray,
         return []
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
     lines = group_lines(boxes, options)
-    line_boxes = np.stack([_union(boxes[ln]) for ln in lines])
-    blocks = group_blocks(line_boxes, options)
-    block_boxes = np.stack([_union(line_boxes[bl]) for bl in blocks])
-    order = order_blocks(block_boxes, np.array([len(bl) for bl in blocks]))
-    return [Block([Line([words[i] for i in lines[k]]) for k in blocks[j]]) for j in order]
+    line_boxes = _group_boxes(boxes, lines)
+    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options)
+    blocks = group_blocks(line_boxes, options, cells)
+    order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]))
+    ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
+    return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
 
 
 def find_regions(image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[Region]:

@@ -128,7 +128,7 @@ class FrameSampler:
 
     :meth:`open` opens the video (errors for broken files surface there or during iteration). Frames keep
     their position in the probe sequence as ``index`` (so scene-change sampling leaves holes). After
-    iteration, :attr:`end` is the time the last probed frame stops standing for (its time plus one interval,
+    iteration, :attr:`end` is the time the last probed frame stops standing for (the next sample time,
     cut at the end of the stream; ``None`` for a video without frames) and :attr:`probed` the number of
     frames decoded.
     """
@@ -168,16 +168,22 @@ class FrameSampler:
             close = getattr(self._frames, "close", None)
             if close is not None:
                 close()
-        stream_end = getattr(self._frames, "end", None)  # VideoFile knows where the stream (or range) ends
-        if last is not None:
-            self.end = last + cfg.interval
-            if isinstance(stream_end, (int, float)) and stream_end > last:
+        if last is not None:  # the last sample stands until the next sample time, cut at the stream's end
+            first = getattr(self._frames, "start", None)  # VideoFile: where sampling started, in seconds
+            following = float(first) + self.probed * cfg.interval if _is_number(first) else last + cfg.interval
+            self.end = max(last, following)
+            stream_end = getattr(self._frames, "end", None)  # VideoFile: end of the stream (or of the range)
+            if _is_number(stream_end) and stream_end > last:
                 self.end = min(self.end, float(stream_end))
 
 
 def describe_error(source: str, exc: BaseException) -> str:
     """A one-line message naming the video (a VisionError's message already does)."""
     return str(exc) if isinstance(exc, VisionError) else f"{source}: {type(exc).__name__}: {exc}"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass

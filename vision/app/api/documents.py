@@ -101,13 +101,11 @@ def open_document(src: FileSource, filename: str, limits: Limits, options: ReadO
 
 
 def iter_pages(doc: DocumentFile, filename: str, indices: range | None = None) -> Iterator[PageImage]:
-    """Decode pages (all, or ``indices`` of an indexable document); reader errors name ``filename``."""
+    """Decode pages (all, or ``indices`` of an indexable document), named ``filename`` like their errors."""
     try:
-        if indices is None:
-            yield from doc
-        else:
-            for i in indices:
-                yield doc[i]
+        for page in doc if indices is None else (doc[i] for i in indices):
+            page.source = filename
+            yield page
     except VisionError as exc:
         raise renamed(exc, filename) from exc
 

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 __all__ = [
-    "ErrorBody", "DocumentOut", "PageOut", "BlockOut", "LineOut", "WordOut", "RegionOut", "TimelineEntryOut",
+    "ErrorBody", "JobError", "DocumentOut", "PageOut", "BlockOut", "LineOut", "WordOut", "RegionOut", "TimelineEntryOut",
     "OcrFormat", "ResultFormat", "JobStatus", "JobKind", "JobOut", "SegmentOut", "MaskOut", "HealthOut",
     "ReadyOut",
 ]
@@ -28,6 +28,13 @@ class ErrorBody(BaseModel):
     error: str = Field(examples=["limit_exceeded"])
     message: str = Field(examples=["page.png: 40000000 pixels exceed the 1000000 limit"])
     detail: list[dict[str, Any]] | None = None
+
+
+class JobError(BaseModel):
+    """Why a job failed: the same code and message a synchronous request would have answered."""
+
+    error: str
+    message: str
 
 
 class WordOut(BaseModel):
@@ -133,7 +140,7 @@ class JobOut(BaseModel):
     total: int | None
     progress: float = Field(ge=0, le=1)
     attempts: int = Field(description="times the job was started; > 1 after a restart resumed it")
-    error: ErrorBody | None
+    error: JobError | None
     created_at: datetime
     updated_at: datetime
 

@@ -105,8 +105,11 @@ def binarize(img: Image, rng: np.random.Generator) -> Image:
 
 def ink_bleed(img: Image, rng: np.random.Generator, bleed_prob: float = 0.5) -> Image:
     """Thicker (bleeding, photocopy) or thinner (faded, toner-starved) dark strokes via erode/dilate."""
-    k = int(rng.integers(2, 4))
-    kernel = cv2.getStructuringElement(int(rng.choice([cv2.MORPH_RECT, cv2.MORPH_ELLIPSE])), (k, k))
+    if img.shape[0] < 48:  # low resolution: a full 2x2 step already doubles a stroke, so often go 1-D
+        kw, kh = [(1, 2), (2, 1), (2, 2)][int(rng.integers(3))]
+    else:
+        kw = kh = int(rng.integers(2, 4))
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (kw, kh))
     # Dark ink on light paper: eroding the image grows the ink, dilating thins it.
     return cv2.erode(img, kernel) if rng.random() < bleed_prob else cv2.dilate(img, kernel)
 

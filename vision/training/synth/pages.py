@@ -176,11 +176,15 @@ class PageRenderer:
             c.draw.polygon([(x, y + s), (x + s / 2, y), (x + s, y + s)], fill=color)
 
     def checkbox(self, c: _Canvas, rng: np.random.Generator, x: float, baseline: float, size: int) -> float:
+        """A check box, labelled as a word (FUNSD's ground truth has check boxes as words: ``☐``/``☑``)."""
         s = size * 0.75
         c.draw.rectangle([x, baseline - s, x + s, baseline], outline=(0, 0, 0), width=max(1, size // 12))
-        if rng.random() < 0.4:
+        checked = rng.random() < 0.4
+        if checked:
             c.draw.line([(x, baseline - s), (x + s, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
             c.draw.line([(x + s, baseline - s), (x, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
+        c.boxes.append((x, min(baseline - s, baseline - CAP * size), x + s + 1, max(baseline + 1, baseline + DESC * size)))
+        c.texts.append("\u2611" if checked else "\u2610")
         return x + s + size * 0.5
 
     # -- layouts --------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.ops.boxes import order_quad
@@ -139,13 +138,3 @@ class TemplateReader:
 
 def font_size_px(font: ImageFont.FreeTypeFont, word: str) -> int:
     return int(np.ceil(font.getlength(word)))
-
-
-@pytest.fixture
-def ink_detector() -> InkDetector:
-    return InkDetector()
-
-
-@pytest.fixture
-def reader() -> TemplateReader:
-    return TemplateReader()

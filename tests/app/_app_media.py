@@ -60,6 +60,6 @@ def video(seconds: float = 4.0, rate: float = 5.0, size: tuple[int, int] = (128,
     frames = []
     for k in range(int(seconds * rate)):
         text = "ONE" if k / rate < seconds / 2 else "TWO"
-        frames.append(torch.from_numpy(np.asarray(page_image([text], size, font_size=24))).permute(2, 0, 1))
+        frames.append(torch.from_numpy(np.array(page_image([text], size, font_size=24))).permute(2, 0, 1))
     encoded = VideoEncoder(torch.stack(frames), frame_rate=rate).to_tensor("mp4", pixel_format="yuv420p")
     return encoded.numpy().tobytes()

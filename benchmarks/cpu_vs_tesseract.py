@@ -1,0 +1,133 @@
+"""The same dev pages through ``vision`` and Tesseract 5 on this CPU, in one run: pages/s and scores.
+
+    python benchmarks/cpu_vs_tesseract.py [--data ../shared/data/funsd_dev] [--pages 20] [--out FILE]
+
+Both engines read the image file and return words with boxes; both get the same threads (``--threads``,
+default 2). Scores are those of ``vision eval ocr`` (:func:`vision.evaluation.ocr.score_page`): detection
+and end-to-end word F1 at IoU 0.5 and page CER. Tesseract is Debian's ``tesseract-ocr`` (``eng`` model,
+``--psm 3``); when it is missing and we are root, the benchmark installs it with apt-get (its setup).
+Prints a table and writes JSON (default ``benchmarks/results/cpu_vs_tesseract.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.evaluation.data import PageSample, load_rgb, open_set  # noqa: E402
+from vision.evaluation.metrics import Counts  # noqa: E402
+from vision.evaluation.ocr import score_page  # noqa: E402
+
+
+def ensure_tesseract() -> str:
+    """The ``tesseract`` executable, installing Debian's ``tesseract-ocr`` first when we can."""
+    exe = shutil.which("tesseract")
+    if exe is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "tesseract-ocr"],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+        exe = shutil.which("tesseract")
+    if exe is None:
+        raise SystemExit("tesseract not found: run `sudo apt-get install tesseract-ocr`")
+    return exe
+
+
+def tesseract_version(exe: str) -> str:
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True)
+    return (out.stdout or out.stderr).splitlines()[0].strip()
+
+
+def tesseract_page(exe: str, path: Path, size: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
+    """Words of one image by ``tesseract IMAGE stdout --psm 3 tsv``: relative boxes ``[N, 4]`` and texts."""
+    out = subprocess.run([exe, str(path), "stdout", "--psm", "3", "-l", "eng", "tsv"], capture_output=True,
+                         text=True, check=True).stdout
+    h, w = size
+    boxes, texts = [], []
+    for row in out.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) == 12 and cols[0] == "5" and cols[11].strip():
+            left, top, width, height = (float(v) for v in cols[6:10])
+            boxes.append((left / w, top / h, (left + width) / w, (top + height) / h))
+            texts.append(cols[11].strip())
+    return np.asarray(boxes, dtype=np.float64).reshape(-1, 4), texts
+
+
+def measure(name: str, samples: list[PageSample], read: Callable[[PageSample], tuple[np.ndarray, list[str]]],
+            ) -> dict[str, Any]:
+    """Time ``read`` (file in, words out) over the pages and score what it returns."""
+    det = {0.5: Counts(), 0.3: Counts()}
+    e2e = {0.5: Counts(), 0.3: Counts()}
+    dist = length = 0
+    seconds = 0.0
+    for sample in samples:
+        t0 = time.perf_counter()
+        boxes, texts = read(sample)
+        seconds += time.perf_counter() - t0
+        s = score_page(sample, (sample.height, sample.width), boxes, texts, (0.5, 0.3))
+        for t in det:
+            det[t], e2e[t] = det[t] + s["det"][t], e2e[t] + s["e2e"][t]
+        dist, length = dist + s["cer"][0], length + s["cer"][1]
+    return {"engine": name, "pages": len(samples), "seconds": round(seconds, 3),
+            "s_per_page": round(seconds / len(samples), 3), "pages_per_s": round(len(samples) / seconds, 3),
+            "det_f1": round(det[0.5].f1, 4), "e2e_f1": round(e2e[0.5].f1, 4), "det_f1_iou03": round(det[0.3].f1, 4),
+            "e2e_f1_iou03": round(e2e[0.3].f1, 4), "cer": round(dist / max(length, 1), 4)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "funsd_dev")
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--det-arch", default=None)
+    parser.add_argument("--reco-arch", default=None)
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "cpu_vs_tesseract.json")
+    args = parser.parse_args(argv)
+
+    os.environ["OMP_THREAD_LIMIT"] = str(args.threads)  # Tesseract's OpenMP threads
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from vision.pipelines.ocr import ocr_predictor
+
+    exe = ensure_tesseract()
+    samples: list[PageSample] = list(open_set(args.data, limit=args.pages))  # type: ignore[arg-type]
+    predictor = ocr_predictor(args.det_arch, args.reco_arch, device="cpu")
+
+    def vision_page(sample: PageSample) -> tuple[np.ndarray, list[str]]:
+        page = predictor([load_rgb(sample.image_path)]).pages[0]
+        return np.array([w.geometry for w in page.words]).reshape(-1, 4), [w.value for w in page.words]
+
+    vision_page(samples[0])  # warm-up (allocator, first-call overheads), not timed
+    rows = [measure("vision", samples, vision_page),
+            measure("tesseract", samples, lambda s: tesseract_page(exe, s.image_path, (s.height, s.width)))]
+    ratio = rows[0]["pages_per_s"] / rows[1]["pages_per_s"]
+    report = {"set": args.data.name, "machine": f"{platform.processor() or platform.machine()}, "
+              f"{os.cpu_count()} cores, {args.threads} threads", "tesseract": tesseract_version(exe),
+              "rows": rows, "speed_ratio_vision_over_tesseract": round(ratio, 2)}
+
+    print(f"{report['set']}: {len(samples)} pages, {report['machine']}, {report['tesseract']}")
+    print(f"{'engine':<10} {'s/page':>7} {'pages/s':>8} {'det F1':>7} {'e2e F1':>7} {'e2e@.3':>7} {'CER':>6}")
+    for r in rows:
+        print(f"{r['engine']:<10} {r['s_per_page']:>7.3f} {r['pages_per_s']:>8.3f} {r['det_f1']:>7.4f} "
+              f"{r['e2e_f1']:>7.4f} {r['e2e_f1_iou03']:>7.4f} {r['cer']:>6.3f}")
+    print(f"vision pages/s = {ratio:.2f} x Tesseract's")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

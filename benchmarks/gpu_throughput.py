@@ -1,0 +1,197 @@
+"""End-to-end OCR throughput on the GPU: letter-size pages at 150 dpi, one rung per fast path, in one run.
+
+    python benchmarks/gpu_throughput.py [--pages 512] [--workers 4] [--rungs fp32,bf16,bf16+compile,...]
+
+Rungs (cumulative ladder, each beside the fp32 eager baseline measured in the same run):
+``fp32`` eager, ``bf16`` eager, ``bf16+compile`` (``torch.compile`` of both models), and
+``bf16+compile+int8`` when :mod:`vision.fast` offers int8 for the GPU (skipped, and said so, otherwise).
+
+Pages are the bundled sample invoice (1275 x 1650 px = US letter at 150 dpi, 155 words) shifted by a few
+pixels each, so every page differs. ``--workers N`` runs N processes sharing the GPU, each with its own
+predictor and a share of the pages: the CPU side (page decoding, DB post-processing, crops, layout) then
+uses N cores while kernels from all processes keep the GPU busy. The clock starts when every worker is
+ready (models built and warmed up, compilation excluded) and stops when the last page is done; workers
+synchronize CUDA before reporting. ``agreement`` is the end-to-end F1 of a rung's words against the fp32
+eager words on the same pages (IoU >= 0.5 and the same text). Prints a table; writes JSON to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+RUNGS = ("fp32", "bf16", "bf16+compile", "bf16+compile+int8")
+
+
+def letter_pages(n: int, seed: int = 0) -> list[np.ndarray]:
+    """``n`` variants of the sample page (1650 x 1275 x 3 uint8), each shifted by up to 24 px."""
+    from vision.assets.make_sample import render_sample
+
+    base = np.asarray(render_sample()[0])
+    rng = np.random.default_rng(seed)
+    pages = []
+    for _ in range(n):
+        dy, dx = (int(v) for v in rng.integers(-24, 25, size=2))
+        page = np.full_like(base, 255)
+        src = base[max(0, -dy):base.shape[0] - max(0, dy), max(0, -dx):base.shape[1] - max(0, dx)]
+        page[max(0, dy):max(0, dy) + src.shape[0], max(0, dx):max(0, dx) + src.shape[1]] = src
+        pages.append(page)
+    return pages
+
+
+def _int8(model: Any) -> Any:
+    from vision import fast  # noqa: F401  (fails cleanly when the package has no fast paths)
+    from vision.fast.quantize import quantize_int8  # type: ignore[import-not-found]
+
+    return quantize_int8(model)
+
+
+def build_predictor(rung: str, args: argparse.Namespace) -> Any:
+    """The OCR predictor of one rung (models on CUDA)."""
+    import torch
+
+    from vision.models.detection.predictor import detection_predictor
+    from vision.models.recognition.predictor import recognition_predictor
+    from vision.pipelines.ocr import ocr_predictor
+
+    weights = None if args.random_weights else "default"
+    dtype = torch.bfloat16 if "bf16" in rung else torch.float32
+    det = detection_predictor(args.det_arch, weights=weights, device="cuda", dtype=dtype,
+                              batch_size=args.det_batch_size)
+    reco = recognition_predictor(args.reco_arch, weights=weights, device="cuda", dtype=dtype,
+                                 batch_size=args.reco_batch_size)
+    for predictor in (det, reco):
+        if "int8" in rung:
+            predictor.model = _int8(predictor.model)
+        if "compile" in rung:
+            predictor.model = torch.compile(predictor.model, dynamic=False)
+    return ocr_predictor(det_predictor=det, reco_predictor=reco, pages_per_batch=args.pages_per_batch)
+
+
+def _words(doc: Any) -> list[tuple[tuple[float, ...], str]]:
+    return [(w.geometry, w.value) for w in doc.words()]
+
+
+def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: Any, queue: Any) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    try:
+        predictor = build_predictor(rung, args)
+        pages = letter_pages(args.pages, seed=0)[rank::args.workers]
+        for _ in range(args.warmup):
+            predictor(pages[:args.pages_per_batch])
+        torch.cuda.synchronize()
+        ready.wait()
+        start.wait()
+        t0 = time.perf_counter()
+        docs = [predictor(pages[i:i + args.pages_per_batch]) for i in range(0, len(pages), args.pages_per_batch)]
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - t0
+        words = [_words(d) for d in docs]
+        queue.put((rank, {"seconds": seconds, "pages": len(pages), "words": words,
+                          "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9}))
+    except Exception as exc:  # reported by the parent with the rung that failed
+        ready.abort()
+        queue.put((rank, {"error": f"{type(exc).__name__}: {exc}"}))
+
+
+def run_rung(rung: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Run one rung in ``args.workers`` fresh processes; aggregate pages/s from the slowest worker."""
+    ctx = mp.get_context("spawn")
+    ready, start, queue = ctx.Barrier(args.workers + 1), ctx.Barrier(args.workers + 1), ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(r, rung, args, ready, start, queue)) for r in range(args.workers)]
+    for p in procs:
+        p.start()
+    try:
+        ready.wait()
+        start.wait()
+    except Exception:  # a worker failed while building: collect its error below
+        pass
+    results = dict(queue.get() for _ in procs)
+    for p in procs:
+        p.join()
+    errors = [r["error"] for r in results.values() if "error" in r]
+    if errors:
+        return {"rung": rung, "error": errors[0]}
+    seconds = max(r["seconds"] for r in results.values())
+    pages = sum(r["pages"] for r in results.values())
+    words = [results[r]["words"] for r in sorted(results)]
+    return {"rung": rung, "pages": pages, "seconds": round(seconds, 3), "pages_per_s": round(pages / seconds, 1),
+            "peak_mem_gb": round(max(r["peak_mem_gb"] for r in results.values()), 2), "_words": words}
+
+
+def agreement(a: list, b: list) -> float:
+    """End-to-end F1 of word lists ``b`` against ``a`` (IoU >= 0.5 and equal text)."""
+    from vision.evaluation.metrics import Counts, end_to_end_counts
+
+    total = Counts()
+    for pa, pb in zip(a, b):
+        for da, db in zip(pa, pb):
+            boxes_a = np.array([g for g, _ in da]).reshape(-1, 4)
+            boxes_b = np.array([g for g, _ in db]).reshape(-1, 4)
+            total = total + end_to_end_counts(boxes_a, [t for _, t in da], boxes_b, [t for _, t in db], 0.5)
+    return round(total.f1, 4)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=512, help="pages per rung (split over the workers)")
+    parser.add_argument("--workers", type=int, default=4, help="processes sharing the GPU")
+    parser.add_argument("--rungs", default=",".join(RUNGS), help=f"comma list of {', '.join(RUNGS)}")
+    parser.add_argument("--pages-per-batch", type=int, default=32)
+    parser.add_argument("--det-batch-size", type=int, default=16)
+    parser.add_argument("--reco-batch-size", type=int, default=1024)
+    parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
+    parser.add_argument("--det-arch", default=None)
+    parser.add_argument("--reco-arch", default=None)
+    parser.add_argument("--random-weights", action="store_true", help="dry run without the shipped weights")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", REPO / "benchmarks" / "results"))
+                        / "gpu_throughput.json")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        raise SystemExit("this benchmark needs a CUDA GPU")
+    rows = [run_rung(r.strip(), args) for r in args.rungs.split(",") if r.strip()]
+    base = next((r for r in rows if r["rung"] == "fp32" and "error" not in r), None)
+    for row in rows:
+        if "error" not in row and base is not None:
+            row["speedup"] = round(row["pages_per_s"] / base["pages_per_s"], 2)
+            row["agreement"] = agreement(base["_words"], row["_words"])
+        words = row.pop("_words", None)
+        if words:
+            row["words_per_page"] = round(sum(len(d) for w in words for d in w) / row["pages"] * args.pages_per_batch
+                                          / max(args.pages_per_batch, 1), 1) if False else None
+    machine = f"{torch.cuda.get_device_name()}, {os.cpu_count()} CPU cores, torch {torch.__version__}"
+    report = {"machine": machine, "page": "1275x1650 (letter, 150 dpi), 155 words", "workers": args.workers,
+              "pages_per_batch": args.pages_per_batch, "weights": "random" if args.random_weights else "default",
+              "platform": platform.platform(), "rows": rows}
+    print(machine)
+    print(f"{'rung':<20} {'pages/s':>9} {'speedup':>8} {'agreement':>10} {'peak GB':>8}")
+    for r in rows:
+        if "error" in r:
+            print(f"{r['rung']:<20} skipped: {r['error']}")
+        else:
+            print(f"{r['rung']:<20} {r['pages_per_s']:>9.1f} {r.get('speedup', 1.0):>8.2f} "
+                  f"{r.get('agreement', 1.0):>10.4f} {r['peak_mem_gb']:>8.2f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""Score a recognizer on word crops: word accuracy (case-sensitive and -insensitive), CER, crops/s.
+
+``vision eval recognition --data ../shared/data/words_dev [--json]``. Definitions (``shared/data/README.md``):
+whitespace is collapsed on both sides; word accuracy is the exact-match rate; CER is the total Levenshtein
+distance divided by the total number of ground-truth characters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from PIL import Image
+
+from vision.errors import VisionError
+
+__all__ = ["TASK", "RecognitionScores", "levenshtein", "score_texts", "load_crop_set", "add_arguments", "run"]
+
+TASK = "recognition"
+
+
+@dataclass(frozen=True)
+class RecognitionScores:
+    """Summed scores of a crop set."""
+
+    n: int
+    word_accuracy: float
+    word_accuracy_cased: float
+    cer: float
+    errors: int
+    chars: int
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance (rapidfuzz when installed; a small pure-Python fallback for the GPU machine)."""
+    try:
+        from rapidfuzz.distance import Levenshtein
+    except ImportError:
+        prev = list(range(len(b) + 1))
+        for i, ca in enumerate(a, 1):
+            cur = [i]
+            for j, cb in enumerate(b, 1):
+                cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            prev = cur
+        return prev[-1]
+    return int(Levenshtein.distance(a, b))
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def score_texts(predictions: Sequence[str], truths: Sequence[str]) -> RecognitionScores:
+    """Word accuracy (both casings) and CER of ``predictions`` against ``truths`` (same order)."""
+    if len(predictions) != len(truths):
+        raise ValueError(f"{len(predictions)} predictions for {len(truths)} ground truths")
+    exact = exact_ci = errors = chars = 0
+    for p, t in zip(predictions, truths):
+        p, t = _collapse(p), _collapse(t)
+        exact += p == t
+        exact_ci += p.casefold() == t.casefold()
+        errors += levenshtein(p, t)
+        chars += len(t)
+    n = max(len(truths), 1)
+    return RecognitionScores(len(truths), exact_ci / n, exact / n, errors / max(chars, 1), errors, chars)
+
+
+def load_crop_set(folder: str | Path, limit: int | None = None) -> tuple[list[np.ndarray], list[str], list[str]]:
+    """Read a ``kind: crop`` set (``index.json``, ``images/``, ``gt/``): RGB arrays, texts and ids.
+
+    Crops whose only word is marked ``ignore`` are skipped (they count for nothing).
+    """
+    folder = Path(folder)
+    index_path = folder / "index.json"
+    if not index_path.is_file():
+        raise VisionError(str(folder), "not an evaluation set (no index.json)")
+    index = json.loads(index_path.read_text())
+    if index.get("kind") != "crop":
+        raise VisionError(str(folder), f"expected a crop set, got kind={index.get('kind')!r}")
+    images, texts, ids = [], [], []
+    for crop_id in index["ids"][:limit]:
+        gt = json.loads((folder / "gt" / f"{crop_id}.json").read_text())
+        words = [w for w in gt["words"] if not w.get("ignore")]
+        if not words:
+            continue
+        with Image.open(folder / gt["image"]) as im:
+            images.append(np.asarray(im.convert("RGB")))
+        texts.append(" ".join(w["text"] for w in words))
+        ids.append(crop_id)
+    return images, texts, ids
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """CLI options of ``vision eval recognition``."""
+    parser.add_argument("--data", required=True, help="crop set folder (e.g. ../shared/data/words_dev)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--arch", default=None, help="registered recognition model (default: the default one)")
+    parser.add_argument("--weights", default="default", help='"default", a safetensors path, or "none"')
+    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--limit", type=int, default=None, help="score only the first N crops")
+    parser.add_argument("--errors", type=int, default=0, help="also print the first N misread crops")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the set, run the predictor, print the scores; returns the process exit code."""
+    from vision.models.recognition.predictor import recognition_predictor
+
+    images, truths, ids = load_crop_set(args.data, args.limit)
+    weights = None if str(args.weights).lower() == "none" else args.weights
+    predictor = recognition_predictor(args.arch, weights=weights, device=args.device, batch_size=args.batch_size)
+    predictor(images[:64])  # warm-up (thread pools, allocator) kept out of the timing
+    start = time.perf_counter()
+    results = predictor(images)
+    elapsed = time.perf_counter() - start
+    scores = score_texts([t for t, _ in results], truths)
+    report = {"set": str(args.data), "arch": predictor.arch, "weights": str(args.weights),
+              "device": str(predictor.device), **asdict(scores), "crops_per_s": len(images) / max(elapsed, 1e-9)}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{'set':<22}{'n':>6}{'word acc':>10}{'(cased)':>9}{'CER':>8}{'crops/s':>10}")
+        print(f"{Path(args.data).name:<22}{scores.n:>6}{scores.word_accuracy:>10.2%}"
+              f"{scores.word_accuracy_cased:>9.2%}{scores.cer:>8.2%}{report['crops_per_s']:>10.0f}")
+    shown = 0
+    for (pred, conf), truth, crop_id in zip(results, truths, ids):
+        if shown >= args.errors:
+            break
+        if _collapse(pred).casefold() != _collapse(truth).casefold():
+            print(f"{crop_id}\t{truth!r}\t{pred!r}\t{conf:.2f}")
+            shown += 1
+    return 0

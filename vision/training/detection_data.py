@@ -1,0 +1,198 @@
+"""Training and validation data for the text detector: rendered PDF pages and synthetic pages, degraded,
+turned into DB targets and cut into crops (in DataLoader workers).
+
+One page goes through: source (PDF page set or :class:`PageRenderer`) -> resize so its long side is
+``long_side * 2**U(-0.5, 0.5)`` (the predictor feeds pages at a 1024 long side) -> targets
+(:func:`vision.training.losses.db.db_targets`) -> the same homography on image and targets (skew,
+perspective, photo on a desk) -> photometric degradation -> ``crops_per_page`` random crops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import cv2
+import numpy as np
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from vision.training.losses.db import THRESH_MIN, db_targets
+from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
+
+__all__ = ["DataConfig", "PageWords", "PageSources", "make_page", "random_crops", "DetectionStream",
+           "validation_pages"]
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Where pages come from and how they are cut.
+
+    Attributes:
+        fonts_dir, dict_dir: fonts and word lists for synthetic pages.
+        pdf_dir: a page set made by :func:`vision.training.synth.pdf_pages.build_page_set` (or ``""``).
+        pdf_share: fraction of pages taken from ``pdf_dir``.
+        val_pages: the last ``val_pages`` PDF pages are held out for validation.
+        crop, crops_per_page: training crop size and crops cut from each generated page.
+        long_side: page long side the scale jitter is centred on (the predictor's input size).
+        shrink: kernel shrink as a fraction of the word's short side (see db_targets).
+        gray_share: fraction of pages turned grey (most scans are).
+    """
+
+    fonts_dir: str = ".cache/fonts"
+    dict_dir: str = ".cache/dict"
+    pdf_dir: str = ""
+    pdf_share: float = 0.35
+    val_pages: int = 40
+    crop: int = 640
+    crops_per_page: int = 4
+    long_side: int = 1024
+    shrink: float = 0.25
+    gray_share: float = 0.6
+
+
+class PageWords:
+    """Word source for synthetic pages: dictionary words for running text, mixed with the recognition
+    sampler's numbers, dates, codes and punctuation (check-box characters are drawn as boxes instead)."""
+
+    def __init__(self, dict_dir: str) -> None:
+        from vision.training.synth.corpus import Corpus, TextSampler
+
+        self.corpus = Corpus.from_dir(dict_dir)
+        self.sampler = TextSampler(self.corpus)
+
+    def __call__(self, rng: np.random.Generator) -> str:
+        if rng.random() < 0.5:
+            w = self.corpus.english[int(rng.integers(len(self.corpus.english)))]
+            r = rng.random()
+            return w.upper() if r < 0.2 else (w.capitalize() if r < 0.45 else w)
+        text = self.sampler(rng)
+        return text.replace("\u2610", "").replace("\u2611", "") or "x"
+
+
+class PageSources:
+    """Draws ``(image uint8[H, W, 3], boxes float32[N, 4] px)`` pages from PDFs and the synthetic renderer."""
+
+    def __init__(self, cfg: DataConfig, *, validation: bool = False) -> None:
+        from vision.training.synth.fonts import discover_fonts
+        from vision.training.synth.pages import PageRenderer
+        from vision.training.synth.pdf_pages import RenderedPages
+
+        self.cfg = cfg
+        self.pdf = None
+        if cfg.pdf_dir and Path(cfg.pdf_dir, "words.json").is_file():
+            n = len(RenderedPages(Path(cfg.pdf_dir)).records)
+            split = max(n - cfg.val_pages, 0)
+            self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
+        self.renderer = None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir))
+
+    def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if self.pdf is not None and len(self.pdf) and (self.renderer is None or rng.random() < self.cfg.pdf_share):
+            image, boxes, _ = self.pdf.page(int(rng.integers(len(self.pdf))))
+            return image, boxes
+        page = self.renderer(rng)
+        return page.image, page.boxes
+
+
+def _profile(rng: np.random.Generator) -> str:
+    names = list(PAGE_PROFILES)
+    p = np.array([PAGE_PROFILES[n] for n in names])
+    return names[int(rng.choice(len(names), p=p / p.sum()))]
+
+
+def make_page(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, cfg: DataConfig,
+              profile: str | None = None, scale_jitter: bool = True,
+              geometry: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Scale, target, warp (unless ``geometry`` is False) and degrade one page.
+
+    Returns ``(uint8[H, W, 3], targets)`` (see db_targets).
+    """
+    h, w = image.shape[:2]
+    long_side = cfg.long_side * (2 ** rng.uniform(-0.5, 0.5) if scale_jitter else 1.0)
+    s = long_side / max(h, w)
+    image = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
+                       interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4) * s
+    h, w = image.shape[:2]
+    t = db_targets(h, w, boxes, shrink=cfg.shrink)
+    profile = profile or _profile(rng)
+    matrix, out_shape = page_geometry(image.shape, rng, profile) if geometry else (np.eye(3), (h, w))
+    if not np.allclose(matrix, np.eye(3)) or out_shape != (h, w):
+        image = warp_page(image, matrix, out_shape, rng, photo=profile == "photo")
+        size = (out_shape[1], out_shape[0])
+        nearest = dict(flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+        t = {"gt": cv2.warpPerspective(t["gt"], matrix, size, borderValue=0, **nearest),
+             "mask": cv2.warpPerspective(t["mask"], matrix, size, borderValue=1, **nearest),
+             "thresh": cv2.warpPerspective(t["thresh"], matrix, size, flags=cv2.INTER_LINEAR,
+                                           borderValue=round(THRESH_MIN * 255)),
+             "thresh_mask": cv2.warpPerspective(t["thresh_mask"], matrix, size, borderValue=0, **nearest)}
+    image = degrade_page(image, rng, profile)
+    if rng.random() < cfg.gray_share:
+        image = np.repeat(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)[..., None], 3, axis=2)
+    return np.ascontiguousarray(image), t
+
+
+def random_crops(image: np.ndarray, targets: dict[str, np.ndarray], rng: np.random.Generator, size: int,
+                 k: int) -> list[dict[str, np.ndarray]]:
+    """``k`` crops of ``size x size`` (padded where the page is smaller), mostly centred near text."""
+    h, w = image.shape[:2]
+    ys, xs = np.nonzero(targets["gt"][::8, ::8])
+    pad_value = tuple(int(v) for v in np.median(image[[0, -1]].reshape(-1, 3), axis=0))
+    out = []
+    for _ in range(k):
+        if len(ys) and rng.random() < 0.8:
+            i = int(rng.integers(len(ys)))
+            cy, cx = ys[i] * 8 + rng.integers(-size // 3, size // 3 + 1), xs[i] * 8 + rng.integers(-size // 3, size // 3 + 1)
+        else:
+            cy, cx = rng.integers(0, max(h, 1)), rng.integers(0, max(w, 1))
+        y0 = int(np.clip(cy - size // 2, 0, max(h - size, 0)))
+        x0 = int(np.clip(cx - size // 2, 0, max(w - size, 0)))
+        crop = {"image": np.empty((size, size, 3), np.uint8)}
+        crop["image"][:] = pad_value
+        crop["image"][:min(size, h - y0), :min(size, w - x0)] = image[y0:y0 + size, x0:x0 + size]
+        for name, fill in (("gt", 0), ("mask", 1), ("thresh", round(THRESH_MIN * 255)), ("thresh_mask", 0)):
+            m = np.full((size, size), fill, np.uint8)
+            m[:min(size, h - y0), :min(size, w - x0)] = targets[name][y0:y0 + size, x0:x0 + size]
+            crop[name] = m
+        out.append(crop)
+    return out
+
+
+class DetectionStream(IterableDataset):
+    """An endless stream of training crops; each worker draws from its own seeded generator."""
+
+    def __init__(self, cfg: DataConfig, seed: int) -> None:
+        super().__init__()
+        self.cfg, self.seed = cfg, seed
+
+    def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
+        info = get_worker_info()
+        wid = info.id if info is not None else 0
+        rng = np.random.default_rng([self.seed, wid])
+        cv2.setNumThreads(1)
+        torch.set_num_threads(1)
+        sources = PageSources(self.cfg)
+        while True:
+            image, boxes = sources(rng)
+            page, targets = make_page(image, boxes, rng, self.cfg)
+            yield from random_crops(page, targets, rng, self.cfg.crop, self.cfg.crops_per_page)
+
+
+def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Held-out PDF pages, degraded with fixed seeds: ``[(uint8[H, W, 3], boxes float32[N, 4] px)]``.
+
+    Profiles cycle through scan, fax and clean (photometric only: boxes stay exact).
+    """
+    sources = PageSources(cfg, validation=True)
+    if sources.pdf is None:
+        return []
+    out = []
+    for i in range(len(sources.pdf)):
+        rng = np.random.default_rng([seed, i])
+        image, boxes, _ = sources.pdf.page(i)
+        profile = ("scan", "fax", "clean", "scan")[i % 4]
+        page, _ = make_page(image, boxes, rng, cfg, profile=profile, scale_jitter=False, geometry=False)
+        s = cfg.long_side / max(image.shape[:2])
+        out.append((page, np.asarray(boxes, np.float32) * s))
+    return out

@@ -1,0 +1,272 @@
+"""Train a text recognizer with CTC on synthetic word crops rendered on the fly (resumable, time-boxed).
+
+``python -m vision.training.recognition --config cfg.json [--resume DIR] [--max-minutes 9] [--out DIR]``
+(also ``vision train recognition ...``). bf16 autocast, optional ``torch.compile``, an EMA of the weights
+(validated and exported), validation on a fixed synthetic set each epoch, a checkpoint folder (see
+``vision.training.checkpoint``) and ``weights.safetensors`` written at every epoch end and when the time
+budget runs out, so a run continues across 10-minute GPU calls.
+
+The learning rate follows warm-up + cosine over ``schedule_minutes`` of accumulated training *time* (stored in
+the checkpoint), so a fixed GPU budget always ends at the bottom of the schedule whatever the throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from vision.models import get_model
+from vision.models.recognition.preprocess import STRIDE
+from vision.models.recognition.vocab import decode
+from vision.ops.ctc import ctc_best_path
+from vision.training.checkpoint import load_checkpoint, save_checkpoint, save_weights
+from vision.training.losses import ctc_loss
+
+__all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "run", "main"]
+
+TASK = "recognition"
+
+
+@dataclass(frozen=True)
+class RecognitionTrainConfig:
+    """Everything that defines a run (stored in checkpoints and in the shipped weights' meta)."""
+
+    arch: str = "crnn_mobilenet_small"
+    model: dict[str, Any] = field(default_factory=dict)  # builder overrides
+    fonts: tuple[str, ...] = (".carry/reco/fonts",)
+    words: str = ".carry/reco/words"
+    synth: dict[str, Any] = field(default_factory=dict)  # WordSynthConfig overrides
+    seed: int = 0
+    batch_size: int = 512
+    width: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 0.01
+    warmup_steps: int = 300
+    schedule_minutes: float = 16.0
+    min_lr_ratio: float = 0.02
+    ema_decay: float = 0.999
+    grad_clip: float = 5.0
+    epoch_steps: int = 2000
+    val_size: int = 2048
+    workers: int = 15
+    bf16: bool = True
+    compile: bool = True
+
+
+class TimeCosine:
+    """Learning-rate factor: linear warm-up over steps, then cosine over accumulated training seconds."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, cfg: RecognitionTrainConfig) -> None:
+        self.optimizer, self.cfg = optimizer, cfg
+        self.seconds = 0.0
+
+    def step(self, step: int, seconds: float) -> float:
+        self.seconds += seconds
+        progress = min(1.0, self.seconds / (60.0 * self.cfg.schedule_minutes))
+        cosine = self.cfg.min_lr_ratio + (1 - self.cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+        lr = self.cfg.lr * min(1.0, (step + 1) / self.cfg.warmup_steps) * cosine
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        return lr
+
+    def state_dict(self) -> dict[str, float]:
+        return {"seconds": self.seconds}
+
+    def load_state_dict(self, state: dict[str, float]) -> None:
+        self.seconds = float(state["seconds"])
+
+
+def _renderer(cfg: RecognitionTrainConfig):  # noqa: ANN202  (WordRenderer; imported lazily: PIL/cv2/fontTools)
+    from vision.training.synth.corpus import Corpus, TextSampler
+    from vision.training.synth.fonts import discover_fonts
+    from vision.training.synth.words import WordRenderer, WordSynthConfig
+
+    fonts = discover_fonts(cfg.fonts, include_system=False)
+    synth = WordSynthConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.synth.items()},
+                            max_width=cfg.width)
+    return WordRenderer(fonts, TextSampler(Corpus.from_dir(cfg.words)), synth)
+
+
+def _optimizer(model: torch.nn.Module, cfg: RecognitionTrainConfig) -> torch.optim.Optimizer:
+    decay = [p for n, p in model.named_parameters() if p.ndim > 1]
+    no_decay = [p for n, p in model.named_parameters() if p.ndim <= 1]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.99),
+                             fused=torch.cuda.is_available())
+
+
+@torch.inference_mode()
+def validate(model: torch.nn.Module, samples: list, device: torch.device, width: int) -> dict[str, float]:
+    """Greedy-decode a fixed set of ``(crop, text)`` samples; word accuracy (both casings) and CER."""
+    from vision.evaluation.recognition import score_texts
+    from vision.training.synth.word_batches import collate_words
+
+    model.eval()
+    preds: list[str] = []
+    for i in range(0, len(samples), 256):
+        batch = collate_words(samples[i:i + 256], width)
+        with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
+            logits = model(batch.images.to(device).float() / 255)
+        preds += [decode(p.ids) for p in ctc_best_path(logits)]
+    s = score_texts(preds, [t for _, t in samples])
+    return {"val_word_acc": s.word_accuracy, "val_word_acc_cased": s.word_accuracy_cased, "val_cer": s.cer}
+
+
+def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
+          max_steps: int = 0, bench_seconds: float = 0.0) -> dict[str, Any]:
+    """Run (or continue) training; returns the last log record. See the module docstring."""
+    from vision.training.synth.word_batches import SyntheticWordBatches, render_fixed_set
+
+    t_start = time.perf_counter()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(cfg.seed)
+    torch.backends.cudnn.benchmark = True  # one fixed input shape: let cuDNN pick its fastest kernels
+    model = get_model(cfg.arch, weights=None, **cfg.model).to(device).train()
+    ema = get_model(cfg.arch, weights=None, **cfg.model).to(device).eval().requires_grad_(False)
+    opt = _optimizer(model, cfg)
+    sched = TimeCosine(opt, cfg)
+    step, history = 0, []
+    ema.load_state_dict(model.state_dict())
+    if resume is not None:
+        state = load_checkpoint(resume, model=model, optimizer=opt, scheduler=sched)
+        step, history = state.step, state.extra.get("history", [])
+        ema.load_state_dict(state.extra["ema"])
+        print(f"resumed {resume} at step {step} ({sched.seconds:.0f} s trained)", flush=True)
+    renderer = _renderer(cfg)
+    val = render_fixed_set(renderer, cfg.val_size, seed=10**6 + cfg.seed)
+    loader = torch.utils.data.DataLoader(
+        SyntheticWordBatches(renderer, cfg.batch_size, cfg.width, cfg.seed, step), batch_size=None,
+        num_workers=cfg.workers, pin_memory=device.type == "cuda", prefetch_factor=4 if cfg.workers else None,
+        persistent_workers=cfg.workers > 0)
+    batches = iter(loader)
+    if bench_seconds:
+        _bench_data(batches, bench_seconds, cfg.batch_size)
+        _bench_step(model, next(batches), device, cfg)
+    step_fn = torch.compile(model) if cfg.compile else model
+    frames = torch.full((cfg.batch_size,), cfg.width // STRIDE, dtype=torch.long)  # CPU int64: no host sync
+    ema_params, params = list(ema.parameters()), list(model.parameters())
+    out.mkdir(parents=True, exist_ok=True)
+    log = {"step": step}
+    deadline = t_start + 60 * max_minutes - 45 if max_minutes else math.inf  # 45 s for val + save
+    t_last, seen, loss_sum, wait = time.perf_counter(), 0, torch.zeros((), device=device), 0.0
+    while True:
+        t0 = time.perf_counter()
+        batch = next(batches)
+        wait += time.perf_counter() - t0
+        images = batch.images.to(device, non_blocking=True).float().div_(255)
+        with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
+            logits = step_fn(images)
+        loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
+                        frames[:len(batch.lengths)])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
+        now = time.perf_counter()
+        lr = sched.step(step, now - t_last)
+        t_last = now
+        opt.step()
+        torch._foreach_lerp_(ema_params, params, 1 - min(cfg.ema_decay, (1 + step) / (10 + step)))
+        step += 1
+        seen += len(batch.lengths)
+        loss_sum += loss.detach()
+        done = (max_steps and step >= max_steps) or time.perf_counter() > deadline
+        if step % 200 == 0 or done:
+            el = time.perf_counter() - t_start
+            print(f"step {step} loss {loss_sum.item() / 200:.4f} lr {lr:.2e} {seen / el:.0f} samples/s "
+                  f"data-wait {wait / el:.0%}", flush=True)
+            loss_sum.zero_()
+        if step % cfg.epoch_steps == 0 or done:
+            for b_ema, b in zip(ema.buffers(), model.buffers()):
+                b_ema.copy_(b)  # BatchNorm running statistics follow the live model
+            log = {"step": step, "samples": step * cfg.batch_size, "train_seconds": sched.seconds, "lr": lr,
+                   **validate(ema, val, device, cfg.width)}
+            history.append(log)
+            print(json.dumps(log), flush=True)
+            save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
+                            config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
+            save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+            (out / "log.json").write_text(json.dumps(history, indent=1))
+        if done:
+            return log
+
+
+def _bench_data(batches: Any, seconds: float, batch_size: int) -> None:
+    """Print how fast the workers alone produce samples (the generator is usually the bottleneck)."""
+    next(batches)
+    t0, n = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        next(batches)
+        n += batch_size
+    print(f"generator alone: {n / (time.perf_counter() - t0):.0f} samples/s", flush=True)
+
+
+def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig) -> None:
+    """Print the eager training-step speed on one resident batch (the GPU alone), restoring the weights."""
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    opt = _optimizer(model, cfg)
+    images, targets = batch.images.to(device).float() / 255, batch.targets.to(device)
+    frames = torch.full((len(batch.lengths),), cfg.width // STRIDE, dtype=torch.long)
+    for i in range(25):
+        if i == 5:
+            torch.cuda.synchronize() if device.type == "cuda" else None
+            t0 = time.perf_counter()
+        with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
+            logits = model(images)
+        loss = ctc_loss(logits, targets, batch.lengths, frames)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    torch.cuda.synchronize() if device.type == "cuda" else None
+    rate = 20 * len(batch.lengths) / (time.perf_counter() - t0)
+    print(f"training step alone (eager{', bf16' if cfg.bf16 else ''}): {rate:.0f} samples/s", flush=True)
+    model.load_state_dict(state)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """CLI options of ``vision train recognition`` / ``python -m vision.training.recognition``."""
+    parser.add_argument("--config", default=None, help="JSON file of RecognitionTrainConfig fields")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=JSON", help="override config fields")
+    parser.add_argument("--out", default="runs/recognition", help="output folder (checkpoint, weights, log)")
+    parser.add_argument("--resume", default=None, help="checkpoint folder to continue from")
+    parser.add_argument("--max-minutes", type=float, default=0.0, help="wall-clock budget (0: none)")
+    parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: none)")
+    parser.add_argument("--bench-data", type=float, default=0.0, help="first time the generator for N s")
+
+
+def _config(args: argparse.Namespace) -> RecognitionTrainConfig:
+    values: dict[str, Any] = json.loads(Path(args.config).read_text()) if args.config else {}
+    for item in args.set:
+        key, _, raw = item.partition("=")
+        values[key] = json.loads(raw)
+    known = {f.name for f in fields(RecognitionTrainConfig)}
+    unknown = set(values) - known
+    if unknown:
+        raise SystemExit(f"unknown config fields: {sorted(unknown)}")
+    if "fonts" in values:
+        values["fonts"] = tuple(values["fonts"])
+    return RecognitionTrainConfig(**values)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point shared by the CLI and ``python -m``."""
+    cfg = _config(args)
+    train(cfg, Path(args.out), resume=Path(args.resume) if args.resume else None, max_minutes=args.max_minutes,
+          max_steps=args.max_steps, bench_seconds=args.bench_data)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.training.recognition", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

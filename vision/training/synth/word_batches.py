@@ -1,0 +1,64 @@
+"""Batches of synthetic word crops for CTC training, made in DataLoader worker processes.
+
+Workers build whole batches (render, pad to one width, encode labels), so the training process only moves
+ready uint8 tensors to the GPU. Each worker's stream is seeded by ``(seed, start_step, worker_id)``: a run
+resumed at step ``s`` draws fresh samples instead of replaying the first ones.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple, Sequence
+
+import numpy as np
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from vision.models.recognition.preprocess import batch_crops
+from vision.models.recognition.vocab import encode
+from vision.training.synth.words import WordRenderer
+
+__all__ = ["WordBatch", "SyntheticWordBatches", "collate_words", "render_fixed_set"]
+
+
+class WordBatch(NamedTuple):
+    """``images [N, 3, 32, W]`` uint8, ``targets [N, S]`` int64 (0-padded), ``lengths [N]`` int64 (CPU),
+    ``texts`` the label strings."""
+
+    images: torch.Tensor
+    targets: torch.Tensor
+    lengths: torch.Tensor
+    texts: list[str]
+
+
+def collate_words(samples: Sequence[tuple[np.ndarray, str]], width: int) -> WordBatch:
+    """Pad ``(HEIGHTxWx3 uint8, text)`` samples to ``width`` and encode their labels."""
+    images = batch_crops([img[:, :width] for img, _ in samples], width)
+    ids = [encode(t) for _, t in samples]
+    lengths = torch.tensor([len(i) for i in ids], dtype=torch.long)
+    targets = torch.zeros(len(ids), max(1, int(lengths.max())), dtype=torch.long)
+    for row, seq in enumerate(ids):
+        targets[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+    return WordBatch(images, targets, lengths, [t for _, t in samples])
+
+
+class SyntheticWordBatches(IterableDataset):
+    """Endless stream of :class:`WordBatch` (use with ``DataLoader(batch_size=None)``)."""
+
+    def __init__(self, renderer: WordRenderer, batch_size: int, width: int, seed: int = 0,
+                 start_step: int = 0) -> None:
+        super().__init__()
+        self.renderer, self.batch_size, self.width = renderer, batch_size, width
+        self.seed, self.start_step = seed, start_step
+
+    def __iter__(self) -> Iterator[WordBatch]:
+        info = get_worker_info()
+        worker = info.id if info is not None else 0
+        rng = np.random.default_rng([self.seed, self.start_step, worker])
+        while True:
+            yield collate_words([self.renderer(rng) for _ in range(self.batch_size)], self.width)
+
+
+def render_fixed_set(renderer: WordRenderer, n: int, seed: int) -> list[tuple[np.ndarray, str]]:
+    """``n`` samples from a seed kept apart from training streams (a fixed synthetic validation set)."""
+    rng = np.random.default_rng([seed, 2**31 - 1])
+    return [renderer(rng) for _ in range(n)]
