@@ -37,8 +37,13 @@ def _image_seeds() -> dict[str, bytes]:
     rng = np.random.default_rng(0)
     rgb = Image.fromarray(rng.integers(0, 255, (24, 32, 3), dtype=np.uint8))
     seeds = {}
-    for fmt, ext, kwargs in [("PNG", "png", {}), ("JPEG", "jpeg", {"quality": 80}), ("GIF", "gif", {}),
-                             ("BMP", "bmp", {}), ("WEBP", "webp", {"quality": 80})]:
+    for fmt, ext, kwargs in [
+        ("PNG", "png", {}),
+        ("JPEG", "jpeg", {"quality": 80}),
+        ("GIF", "gif", {}),
+        ("BMP", "bmp", {}),
+        ("WEBP", "webp", {"quality": 80}),
+    ]:
         buf = io.BytesIO()
         rgb.save(buf, fmt, **kwargs)
         seeds[ext] = buf.getvalue()
@@ -59,7 +64,9 @@ def _image_seeds() -> dict[str, bytes]:
     rgb.save(buf, "JPEG", exif=exif.tobytes())
     seeds["jpeg-exif"] = buf.getvalue()
     buf = io.BytesIO()
-    rgb.save(buf, "TIFF", save_all=True, append_images=[rgb.convert("L"), rgb.rotate(90)], compression="tiff_lzw")
+    rgb.save(
+        buf, "TIFF", save_all=True, append_images=[rgb.convert("L"), rgb.rotate(90)], compression="tiff_lzw"
+    )
     seeds["tiff"] = buf.getvalue()
     buf = io.BytesIO()
     rgb.convert("P").save(buf, "GIF", save_all=True, append_images=[rgb.rotate(180).convert("P")])
@@ -113,8 +120,24 @@ def make_seeds() -> dict[str, tuple[str, bytes]]:
 
 
 # ----------------------------------------------------------------------------- mutations
-INTERESTING = [b"\x00", b"\xff", b"\x7f", b"\x80", b"\x00\x00\x00\x00", b"\xff\xff\xff\xff", b"\x7f\xff\xff\xff",
-               b"\x00\x00\x80\x00", b"\xff\xfe", b"0", b"-1", b"99999999", b"obj", b"endobj", b"trailer", b"%%EOF"]
+INTERESTING = [
+    b"\x00",
+    b"\xff",
+    b"\x7f",
+    b"\x80",
+    b"\x00\x00\x00\x00",
+    b"\xff\xff\xff\xff",
+    b"\x7f\xff\xff\xff",
+    b"\x00\x00\x80\x00",
+    b"\xff\xfe",
+    b"0",
+    b"-1",
+    b"99999999",
+    b"obj",
+    b"endobj",
+    b"trailer",
+    b"%%EOF",
+]
 
 
 def mutate(data: bytes, rng: random.Random, others: list[bytes]) -> bytes:
@@ -132,19 +155,19 @@ def mutate(data: bytes, rng: random.Random, others: list[bytes]) -> bytes:
             buf[pos] = rng.randrange(256)
         elif op == 2:
             chunk = rng.choice(INTERESTING)
-            buf[pos:pos + len(chunk)] = chunk
+            buf[pos : pos + len(chunk)] = chunk
         elif op == 3:
             buf[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 32)))
         elif op == 4:
-            del buf[pos:pos + rng.randint(1, 64)]
+            del buf[pos : pos + rng.randint(1, 64)]
         elif op == 5:
             n = rng.randint(1, 128)
-            buf[pos:pos] = buf[rng.randrange(len(buf)):][:n]
+            buf[pos:pos] = buf[rng.randrange(len(buf)) :][:n]
         elif op == 6:
-            del buf[max(1, rng.randrange(len(buf))):]
+            del buf[max(1, rng.randrange(len(buf))) :]
         else:
             other = rng.choice(others)
-            buf = buf[:pos] + bytearray(other[rng.randrange(len(other)):])
+            buf = buf[:pos] + bytearray(other[rng.randrange(len(other)) :])
     return bytes(buf)
 
 
@@ -155,11 +178,11 @@ def fix_png_crcs(data: bytes) -> bytes:
 
     out, pos = bytearray(data[:8]), 8
     while pos + 12 <= len(data):
-        length = struct.unpack(">I", data[pos:pos + 4])[0]
+        length = struct.unpack(">I", data[pos : pos + 4])[0]
         end = pos + 8 + length
         if end + 4 > len(data):
             break
-        body = data[pos + 4:end]
+        body = data[pos + 4 : end]
         out += data[pos:end] + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
         pos = end + 4
     return bytes(out + data[pos:])
@@ -195,7 +218,6 @@ def worker(conn: Any) -> None:
     """Serve ``(kind, data, via_path)`` requests until the pipe closes."""
     import resource
     import traceback
-
     import warnings
 
     warnings.simplefilter("ignore")  # Pillow warns on damaged TIFF tags; outcomes are what we count
@@ -205,7 +227,9 @@ def worker(conn: Any) -> None:
     import pypdfium2  # noqa: F401  (import the heavy readers now, not inside the first timed input)
     import torchcodec.decoders  # noqa: F401
 
-    import vision.io.image, vision.io.pdf, vision.io.video  # noqa: E401, F401
+    import vision.io.image  # noqa: F401
+    import vision.io.pdf  # noqa: F401
+    import vision.io.video  # noqa: F401
     from vision.errors import VisionError
 
     conn.send("ready")
@@ -260,7 +284,12 @@ class Pool:
                     try:
                         outcome, detail, secs, rss = w["conn"].recv()
                     except EOFError:
-                        outcome, detail, secs, rss = "crash", f"worker died (exit {w['proc'].exitcode})", 0.0, 0.0
+                        outcome, detail, secs, rss = (
+                            "crash",
+                            f"worker died (exit {w['proc'].exitcode})",
+                            0.0,
+                            0.0,
+                        )
                     on_result(w["job"], outcome, detail, secs, rss)
                     w["job"] = None
                     if outcome == "crash":
@@ -292,11 +321,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=10_000, help="mutated inputs (default 10000)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fuzz_readers.json"))
-    parser.add_argument("--keep", type=Path, default=Path("benchmarks/results/fuzz_failures"),
-                        help="where failing inputs are saved for reproduction")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=Path("benchmarks/results/fuzz_failures"),
+        help="where failing inputs are saved for reproduction",
+    )
     args = parser.parse_args()
 
     seeds = make_seeds()
@@ -305,16 +340,26 @@ def main() -> int:
     by_kind = collections.defaultdict(list)
     for name in names:
         by_kind[seeds[name][0]].append(seeds[name][1])
-    jobs = [{"seed": name, "kind": seeds[name][0], "data": seeds[name][1], "via_path": False, "baseline": True}
-            for name in names]
+    jobs = [
+        {"seed": name, "kind": seeds[name][0], "data": seeds[name][1], "via_path": False, "baseline": True}
+        for name in names
+    ]
     for i in range(args.inputs):
         name = names[i % len(names)]
         kind, data = seeds[name]
         mutated = mutate(data, rng, by_kind[kind])
         if name.startswith("png") and rng.random() < 0.7:
             mutated = fix_png_crcs(mutated)
-        jobs.append({"seed": name, "kind": kind, "data": mutated,
-                     "via_path": rng.random() < 0.2, "baseline": False, "id": i})
+        jobs.append(
+            {
+                "seed": name,
+                "kind": kind,
+                "data": mutated,
+                "via_path": rng.random() < 0.2,
+                "baseline": False,
+                "id": i,
+            }
+        )
 
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     times: dict[str, list[float]] = collections.defaultdict(list)
@@ -336,10 +381,21 @@ def main() -> int:
             args.keep.mkdir(parents=True, exist_ok=True)
             path = args.keep / f"{job['id']:05d}-{job['seed']}-{outcome}.bin"
             path.write_bytes(job["data"])
-            failures.append({"id": job["id"], "seed": job["seed"], "outcome": outcome, "file": str(path),
-                             "detail": detail})
+            failures.append(
+                {
+                    "id": job["id"],
+                    "seed": job["seed"],
+                    "outcome": outcome,
+                    "file": str(path),
+                    "detail": detail,
+                }
+            )
         if done[0] % 500 == 0:
-            print(f"  {done[0]}/{args.inputs} inputs, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            print(
+                f"  {done[0]}/{args.inputs} inputs, {time.perf_counter() - t0:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     pool = Pool(args.workers, args.timeout)
     try:
@@ -350,11 +406,26 @@ def main() -> int:
     return report(args, stats, times, failures, baseline, elapsed, peak_rss[0])
 
 
-def report(args: argparse.Namespace, stats: dict[str, collections.Counter], times: dict[str, list[float]],
-           failures: list[dict[str, Any]], baseline: dict[str, str], elapsed: float, peak_rss: float) -> int:
+def report(
+    args: argparse.Namespace,
+    stats: dict[str, collections.Counter],
+    times: dict[str, list[float]],
+    failures: list[dict[str, Any]],
+    baseline: dict[str, str],
+    elapsed: float,
+    peak_rss: float,
+) -> int:
     """Print the table and write the JSON; exit code 1 on any crash, hang, non-VisionError or bad seed."""
-    bad = ("crash", "hang", "exception", "empty")
-    header = f"{'seed':<14}{'inputs':>7}{'ok':>7}{'VisionErr':>10}{'crash':>7}{'hang':>6}{'other':>7}{'mean ms':>9}{'max ms':>8}"
+    columns = (
+        ("inputs", 7),
+        ("ok", 7),
+        ("VisionErr", 10),
+        ("crash", 7),
+        ("hang", 6),
+        ("other", 7),
+        ("mean ms", 9),
+    )
+    header = f"{'seed':<14}" + "".join(f"{name:>{width}}" for name, width in columns) + f"{'max ms':>8}"
     print(header)
     print("-" * len(header))
     rows = {}
@@ -362,27 +433,54 @@ def report(args: argparse.Namespace, stats: dict[str, collections.Counter], time
     for seed in sorted(stats):
         c = stats[seed]
         verr = sum(v for k, v in c.items() if k.startswith("VisionError:"))
-        row = {"inputs": sum(c.values()), "ok": c["ok"], "vision_errors": verr, "crashes": c["crash"],
-               "hangs": c["hang"], "other_exceptions": c["exception"] + c["empty"],
-               "mean_ms": 1000 * sum(times[seed]) / len(times[seed]), "max_ms": 1000 * max(times[seed]),
-               "errors_by_class": {k.split(":", 1)[1]: v for k, v in sorted(c.items()) if k.startswith("VisionError:")}}
+        row = {
+            "inputs": sum(c.values()),
+            "ok": c["ok"],
+            "vision_errors": verr,
+            "crashes": c["crash"],
+            "hangs": c["hang"],
+            "other_exceptions": c["exception"] + c["empty"],
+            "mean_ms": 1000 * sum(times[seed]) / len(times[seed]),
+            "max_ms": 1000 * max(times[seed]),
+            "errors_by_class": {
+                k.split(":", 1)[1]: v for k, v in sorted(c.items()) if k.startswith("VisionError:")
+            },
+        }
         rows[seed] = row
-        total.update({k: row[k] for k in ("inputs", "ok", "vision_errors", "crashes", "hangs", "other_exceptions")})
-        print(f"{seed:<14}{row['inputs']:>7}{row['ok']:>7}{verr:>10}{row['crashes']:>7}{row['hangs']:>6}"
-              f"{row['other_exceptions']:>7}{row['mean_ms']:>9.1f}{row['max_ms']:>8.0f}")
+        total.update(
+            {k: row[k] for k in ("inputs", "ok", "vision_errors", "crashes", "hangs", "other_exceptions")}
+        )
+        print(
+            f"{seed:<14}{row['inputs']:>7}{row['ok']:>7}{verr:>10}{row['crashes']:>7}{row['hangs']:>6}"
+            f"{row['other_exceptions']:>7}{row['mean_ms']:>9.1f}{row['max_ms']:>8.0f}"
+        )
     print("-" * len(header))
-    print(f"{'total':<14}{total['inputs']:>7}{total['ok']:>7}{total['vision_errors']:>10}{total['crashes']:>7}"
-          f"{total['hangs']:>6}{total['other_exceptions']:>7}")
+    print(
+        f"{'total':<14}{total['inputs']:>7}{total['ok']:>7}{total['vision_errors']:>10}{total['crashes']:>7}"
+        f"{total['hangs']:>6}{total['other_exceptions']:>7}"
+    )
     seeds_ok = sum(v == "ok" for v in baseline.values())
-    print(f"baseline: {seeds_ok}/{len(baseline)} unmutated seeds read fine; {elapsed:.0f} s wall, "
-          f"{args.workers} workers, timeout {args.timeout:g} s, worker peak RSS {peak_rss:.0f} MB")
+    print(
+        f"baseline: {seeds_ok}/{len(baseline)} unmutated seeds read fine; {elapsed:.0f} s wall, "
+        f"{args.workers} workers, timeout {args.timeout:g} s, worker peak RSS {peak_rss:.0f} MB"
+    )
     for f in failures[:20]:
         print(f"  {f['outcome']}: {f['file']}: {f['detail'].splitlines()[0][:150]}")
     result = {
-        "benchmark": "fuzz_readers", "machine": platform.node(), "cpu_count": os.cpu_count(),
-        "python": platform.python_version(), "inputs": args.inputs, "seed": args.seed, "workers": args.workers,
-        "timeout_s": args.timeout, "limits": FUZZ_LIMITS, "elapsed_s": round(elapsed, 1),
-        "worker_peak_rss_mb": round(peak_rss), "baseline": baseline, "per_seed": rows, "total": dict(total),
+        "benchmark": "fuzz_readers",
+        "machine": platform.node(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "inputs": args.inputs,
+        "seed": args.seed,
+        "workers": args.workers,
+        "timeout_s": args.timeout,
+        "limits": FUZZ_LIMITS,
+        "elapsed_s": round(elapsed, 1),
+        "worker_peak_rss_mb": round(peak_rss),
+        "baseline": baseline,
+        "per_seed": rows,
+        "total": dict(total),
         "failures": failures,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

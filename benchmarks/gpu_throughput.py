@@ -80,8 +80,9 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
     return ocr_predictor(det_predictor=det, reco_predictor=reco, pages_per_batch=args.pages_per_batch)
 
 
-def _words(doc: Any) -> list[tuple[tuple[float, ...], str]]:
-    return [(w.geometry, w.value) for w in doc.words()]
+def _page_words(docs: list[Any]) -> list[list[tuple[tuple[float, ...], str]]]:
+    """Per page, ``(box, text)`` of its words."""
+    return [[(w.geometry, w.value) for w in page.words] for doc in docs for page in doc.pages]
 
 
 def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: Any, queue: Any) -> None:
@@ -100,7 +101,7 @@ def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: A
         docs = [predictor(pages[i:i + args.pages_per_batch]) for i in range(0, len(pages), args.pages_per_batch)]
         torch.cuda.synchronize()
         seconds = time.perf_counter() - t0
-        words = [_words(d) for d in docs]
+        words = _page_words(docs)
         queue.put((rank, {"seconds": seconds, "pages": len(pages), "words": words,
                           "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9}))
     except Exception as exc:  # reported by the parent with the rung that failed
@@ -138,8 +139,8 @@ def agreement(a: list, b: list) -> float:
     from vision.evaluation.metrics import Counts, end_to_end_counts
 
     total = Counts()
-    for pa, pb in zip(a, b):
-        for da, db in zip(pa, pb):
+    for wa, wb in zip(a, b):  # workers
+        for da, db in zip(wa, wb):  # pages
             boxes_a = np.array([g for g, _ in da]).reshape(-1, 4)
             boxes_b = np.array([g for g, _ in db]).reshape(-1, 4)
             total = total + end_to_end_counts(boxes_a, [t for _, t in da], boxes_b, [t for _, t in db], 0.5)
@@ -174,8 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             row["agreement"] = agreement(base["_words"], row["_words"])
         words = row.pop("_words", None)
         if words:
-            row["words_per_page"] = round(sum(len(d) for w in words for d in w) / row["pages"] * args.pages_per_batch
-                                          / max(args.pages_per_batch, 1), 1) if False else None
+            row["words_per_page"] = round(sum(len(page) for w in words for page in w) / row["pages"], 1)
     machine = f"{torch.cuda.get_device_name()}, {os.cpu_count()} CPU cores, torch {torch.__version__}"
     report = {"machine": machine, "page": "1275x1650 (letter, 150 dpi), 155 words", "workers": args.workers,
               "pages_per_batch": args.pages_per_batch, "weights": "random" if args.random_weights else "default",

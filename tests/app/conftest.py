@@ -29,10 +29,7 @@ def predictor() -> Any:
     torch.manual_seed(0)
     det = detection_predictor(weights=None, device="cpu")
     det.shapes = SMALL_SHAPES  # pages are fitted to 256 px instead of 1024: 16x less work per page
-    try:  # TEMP-DEV
-        return vision.ocr_predictor(det_predictor=det, reco_weights=None, device="cpu")
-    except ModuleNotFoundError:  # TEMP-DEV
-        return vision.ocr_predictor(det_predictor=det, reco_predictor=lambda c: [("w", 0.5)] * len(c), device="cpu")
+    return vision.ocr_predictor(det_predictor=det, reco_weights=None, device="cpu")
 
 
 def service_settings(tmp_path: Path, **overrides: Any) -> ServiceSettings:

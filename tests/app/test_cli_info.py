@@ -29,8 +29,12 @@ def files(tmp_path: Path) -> dict[str, Path]:
     pdf.text(20, 50, "Born digital")
     pdf.add_page()
     pdf.image(Image.fromarray(np.full((10, 10, 3), 50, np.uint8)), x=10, y=10, w=100)
-    paths = {"pdf": tmp_path / "doc.pdf", "tiff": tmp_path / "scan.tif", "video": tmp_path / "clip.mp4",
-             "broken": tmp_path / "broken.png"}
+    paths = {
+        "pdf": tmp_path / "doc.pdf",
+        "tiff": tmp_path / "scan.tif",
+        "video": tmp_path / "clip.mp4",
+        "broken": tmp_path / "broken.png",
+    }
     pdf.output(str(paths["pdf"]))
     page = Image.new("RGB", (40, 30), "white")
     page.save(paths["tiff"], save_all=True, append_images=[page.convert("L")], dpi=(300, 300))
@@ -47,20 +51,36 @@ def test_text_report(files: dict[str, Path], capsys: pytest.CaptureFixture[str])
     assert f"{files['pdf']}: pdf, 2 of 2 pages, rendered at 144 dpi" in out
     assert "page 0: 300x200 pt -> 600x400 px, text layer: yes" in out
     assert "page 1: 300x200 pt -> 600x400 px, text layer: no" in out
-    assert f"{files['tiff']}: image, 2 pages" in out and "TIFF 40x30 RGB, 300 dpi" in out and "TIFF 40x30 L" in out
+    assert (
+        f"{files['tiff']}: image, 2 pages" in out
+        and "TIFF 40x30 RGB, 300 dpi" in out
+        and "TIFF 40x30 L" in out
+    )
     assert f"{files['video']}: video (h264), 5 frames, 48x32, 5 fps, 1.00 s" in out
 
 
-def test_json_report_and_failures_do_not_stop_the_rest(files: dict[str, Path],
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["info", "--json", str(files["broken"]), str(files["pdf"]), str(files["video"]), "missing.png"])
+def test_json_report_and_failures_do_not_stop_the_rest(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["info", "--json", str(files["broken"]), str(files["pdf"]), str(files["video"]), "missing.png"]
+    )
     assert code == 1
     infos = json.loads(capsys.readouterr().out)
-    assert [i["source"] for i in infos] == [str(files["broken"]), str(files["pdf"]), str(files["video"]), "missing.png"]
+    assert [i["source"] for i in infos] == [
+        str(files["broken"]),
+        str(files["pdf"]),
+        str(files["video"]),
+        "missing.png",
+    ]
     assert infos[0]["error"]["type"] == "CorruptFile" and str(files["broken"]) in infos[0]["error"]["message"]
     assert infos[3]["error"] == {"type": "UnreadableFile", "message": "missing.png: no such file"}
     assert [p["has_text"] for p in infos[1]["pages"]] == [True, False] and infos[1]["page_count"] == 2
-    assert infos[2]["kind"] == "video" and infos[2]["frames"] == 5 and (infos[2]["width"], infos[2]["height"]) == (48, 32)
+    assert (
+        infos[2]["kind"] == "video"
+        and infos[2]["frames"] == 5
+        and (infos[2]["width"], infos[2]["height"]) == (48, 32)
+    )
 
 
 def test_limit_options_reach_the_readers(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

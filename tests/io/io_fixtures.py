@@ -24,10 +24,20 @@ def png_header_only(width: int, height: int) -> bytes:
     """A PNG signature, an IHDR declaring ``width x height`` RGB, one tiny IDAT and IEND (a "bomb" header)."""
 
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(body))
+            + kind
+            + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 def make_pdf(
@@ -87,17 +97,40 @@ def make_vfr_video(path: Path) -> Path:
     """A variable-frame-rate H.264 MP4: 10 frames 0.1 s apart, then 10 frames 0.25 s apart."""
     expr = "if(lt(N,10),N*0.1,1+(N-10)*0.25)/TB"
     subprocess.run(
-        [ffmpeg(), "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2",
-         "-vf", f"settb=1/1000,setpts='{expr}'", "-fps_mode", "passthrough", "-enc_time_base", "1/1000",
-         "-video_track_timescale", "1000",
-         "-c:v", "libx264", "-pix_fmt", "yuv420p", str(path)],
-        check=True, timeout=60,
+        [
+            ffmpeg(),
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=64x48:rate=10:duration=2",
+            "-vf",
+            f"settb=1/1000,setpts='{expr}'",
+            "-fps_mode",
+            "passthrough",
+            "-enc_time_base",
+            "1/1000",
+            "-video_track_timescale",
+            "1000",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            str(path),
+        ],
+        check=True,
+        timeout=60,
     )
     return path
 
 
 def make_audio_only(path: Path) -> Path:
     """An audio-only M4A (AAC) file: a container with no video stream."""
-    subprocess.run([ffmpeg(), "-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=0.5", str(path)],
-                   check=True, timeout=60)
+    subprocess.run(
+        [ffmpeg(), "-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=0.5", str(path)],
+        check=True,
+        timeout=60,
+    )
     return path

@@ -13,7 +13,14 @@ import pytest
 from io_fixtures import encode_image, make_pdf, png_header_only
 from PIL import Image
 
-from vision.errors import CorruptFile, LimitExceeded, PasswordRequired, UnreadableFile, UnsupportedFormat, VisionError
+from vision.errors import (
+    CorruptFile,
+    LimitExceeded,
+    PasswordRequired,
+    UnreadableFile,
+    UnsupportedFormat,
+    VisionError,
+)
 from vision.io import DocumentFile
 from vision.settings import Limits
 
@@ -105,7 +112,9 @@ def test_decompression_bomb_header_is_refused_without_allocating(tmp_path: Path)
         with pytest.raises(LimitExceeded, match=r"bomb\.png"):
             DocumentFile.from_path(path, limits=limits)
     assert time.perf_counter() - start < 2.0
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024  # KiB; decoding is 2.5 GiB
+    assert (
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024
+    )  # KiB; decoding is 2.5 GiB
     with pytest.raises(LimitExceeded, match="3000x3000 = 9000000 pixels"):
         DocumentFile.from_images(png_header_only(3000, 3000), limits=Limits(max_pixels=10**6))
 
@@ -115,7 +124,9 @@ def test_audio_only_file(audio_path: Path) -> None:
         DocumentFile.from_path(audio_path)
 
 
-def test_mislabeled_files_are_read_by_content(tmp_path: Path, rgb_image: Image.Image, video_path: Path) -> None:
+def test_mislabeled_files_are_read_by_content(
+    tmp_path: Path, rgb_image: Image.Image, video_path: Path
+) -> None:
     png_as_pdf = tmp_path / "really_png.pdf"
     png_as_pdf.write_bytes(encode_image(rgb_image, "PNG"))
     doc = DocumentFile.from_path(png_as_pdf)

@@ -104,8 +104,11 @@ def test_alpha_is_composited_on_white() -> None:
     assert tuple(DocumentFile.from_images(encode_image(la, "PNG"))[0].image[0, 0]) == (255, 255, 255)
     palette = Image.fromarray(rgba, "RGBA").convert("P")
     palette.info["transparency"] = palette.getpixel((0, 0))
-    assert tuple(DocumentFile.from_images(encode_image(palette, "PNG", transparency=palette.getpixel((0, 0))))[0]
-                 .image[0, 0]) == (255, 255, 255)
+    assert tuple(
+        DocumentFile.from_images(encode_image(palette, "PNG", transparency=palette.getpixel((0, 0))))[
+            0
+        ].image[0, 0]
+    ) == (255, 255, 255)
 
 
 def test_sixteen_bit_is_scaled_to_eight() -> None:
@@ -119,8 +122,18 @@ def test_sixteen_bit_is_scaled_to_eight() -> None:
 def test_numpy_and_pil_inputs(rgb_image: Image.Image) -> None:
     arr = _expected(rgb_image)
     rgba = np.dstack([arr, np.full(arr.shape[:2], 255, np.uint8)])
-    doc = DocumentFile.from_images([arr, arr[..., 0], arr[..., :1], rgba, arr.astype(np.uint16) * 257,
-                                    arr / 255.0, arr[..., 0] > 0, rgb_image])
+    doc = DocumentFile.from_images(
+        [
+            arr,
+            arr[..., 0],
+            arr[..., :1],
+            rgba,
+            arr.astype(np.uint16) * 257,
+            arr / 255.0,
+            arr[..., 0] > 0,
+            rgb_image,
+        ]
+    )
     assert len(doc) == 8 and doc.source == "8 images"
     pages = list(doc)
     for i in (0, 3, 4, 5, 7):

@@ -26,8 +26,12 @@ def _ink_box(image: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def _inside(inner: tuple[float, ...], outer: tuple[float, ...], tol: float = 0.01) -> bool:
-    return (inner[0] >= outer[0] - tol and inner[1] >= outer[1] - tol
-            and inner[2] <= outer[2] + tol and inner[3] <= outer[3] + tol)
+    return (
+        inner[0] >= outer[0] - tol
+        and inner[1] >= outer[1] - tol
+        and inner[2] <= outer[2] + tol
+        and inner[3] <= outer[3] + tol
+    )
 
 
 def test_pages_render_at_dpi_with_metadata(tmp_path: Path) -> None:
@@ -38,7 +42,9 @@ def test_pages_render_at_dpi_with_metadata(tmp_path: Path) -> None:
     pages = list(doc)
     assert [p.index for p in pages] == [0, 1, 2]
     for page in pages:
-        assert page.image.shape == (267, 400, 3) and page.image.dtype == np.uint8  # ceil(200*96/72), 300*96/72
+        assert (
+            page.image.shape == (267, 400, 3) and page.image.dtype == np.uint8
+        )  # ceil(200*96/72), 300*96/72
         assert page.dpi == 96 and page.original_size == (200, 300) and page.timestamp is None
     assert [w.value for w in pages[2].text_layer] == ["Page", "2"]
 
@@ -66,7 +72,12 @@ def test_rotated_page_maps_text_boxes_like_the_render(tmp_path: Path) -> None:
     assert page.image.shape == (300, 200, 3)  # portrait after /Rotate 90
     boxes = [w.geometry for w in page.text_layer]
     assert [w.value for w in page.text_layer] == ["Rotated", "words"]
-    union = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    union = (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
     assert union[3] - union[1] > union[2] - union[0]  # vertical text on the rotated page
     assert _inside(_ink_box(page.image), union)
 
@@ -125,7 +136,11 @@ def test_limits() -> None:
     assert len(DocumentFile.from_pdf(data, pages=[0, 1], limits=Limits(max_pages=2))) == 2
     with pytest.raises(LimitExceeded, match="max_pixels"):
         DocumentFile.from_pdf(data, dpi=144, limits=Limits(max_pixels=600 * 400 - 1))
-    assert DocumentFile.from_pdf(data, dpi=144, limits=Limits(max_pixels=600 * 400))[0].image.shape == (400, 600, 3)
+    assert DocumentFile.from_pdf(data, dpi=144, limits=Limits(max_pixels=600 * 400))[0].image.shape == (
+        400,
+        600,
+        3,
+    )
     with pytest.raises(LimitExceeded, match="pdf_max_dpi"):
         DocumentFile.from_pdf(data, dpi=2400)
     with pytest.raises(LimitExceeded, match="max_bytes"):
@@ -159,10 +174,17 @@ def test_two_thousand_page_pdf_is_streamed_with_bounded_memory(tmp_path: Path) -
         pdf.text(10, 30, f"page {i}")
     path = tmp_path / "long.pdf"
     pdf.output(str(path))
-    out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(path)], capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     result = json.loads(out.stdout)
     assert result["pages"] == 2000 and result["page_bytes"] == 400 * 400 * 3
     all_pages_mib = 2000 * result["page_bytes"] / 2**20  # ~916 MiB if every page were held
     growth_mib = result["growth_kib"] / 1024
-    assert growth_mib < 64, f"peak RSS grew by {growth_mib:.0f} MiB while streaming ({all_pages_mib:.0f} MiB if held)"
+    assert growth_mib < 64, (
+        f"peak RSS grew by {growth_mib:.0f} MiB while streaming ({all_pages_mib:.0f} MiB if held)"
+    )

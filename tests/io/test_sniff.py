@@ -12,8 +12,10 @@ from vision.io import sniff_format
 from vision.io.sniff import kind_of
 
 
-@pytest.mark.parametrize(("fmt", "expected"), [("PNG", "png"), ("JPEG", "jpeg"), ("GIF", "gif"), ("BMP", "bmp"),
-                                               ("TIFF", "tiff"), ("WEBP", "webp")])
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [("PNG", "png"), ("JPEG", "jpeg"), ("GIF", "gif"), ("BMP", "bmp"), ("TIFF", "tiff"), ("WEBP", "webp")],
+)
 def test_images(fmt: str, expected: str) -> None:
     data = encode_image(Image.new("RGB", (4, 4)), fmt)
     assert sniff_format(data[:4096]) == expected and kind_of(expected) == "image"

@@ -62,8 +62,9 @@ def random_prompts(n_images: int, n_prompts: int, n_points: int, size: int, seed
     return points, labels, boxes
 
 
-# Small enough for CPU rung tests (128 wide, 4 heads): measured rung errors are in tests/models/test_sam_fast.py.
-RUNG_CPU = SamConfig(EncoderConfig(128, 2, 4, (1,), img_size=256), prompt_embed_dim=64, decoder_heads=4,
+# Small enough for CPU rung tests (128 wide, 4 heads, 8 x 8 tokens padded to one 14 x 14 window): measured rung
+# errors are in tests/models/test_sam_fast.py.
+RUNG_CPU = SamConfig(EncoderConfig(128, 2, 4, (1,), img_size=128), prompt_embed_dim=64, decoder_heads=4,
                      decoder_mlp_dim=128, iou_head_hidden_dim=64)
 # ViT-B widths at 512 px (32 x 32 tokens; windows pad to 42 x 42) for the GPU rung tests.
 RUNG_GPU = SamConfig(EncoderConfig(768, 4, 12, (1, 3), img_size=512))

@@ -142,8 +142,8 @@ def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> g
                         gr.Examples(examples=[[str(SAMPLE_PAGE)]], inputs=[upload], label="Sample")
                     downloads = gr.File(label="Downloads", file_count="multiple", elem_id="downloads")
                 with gr.Column(scale=2):
-                    gallery = gr.Gallery(label="Pages with word boxes", format="png", columns=1,
-                                         elem_id="pages")
+                    gallery = gr.Gallery(label="Pages with word boxes", format="png", columns=1, height=640,
+                                         object_fit="contain", elem_id="pages")
                     text = gr.Textbox(label="Text", lines=14, elem_id="text")
             button.click(ocr, inputs=[upload], outputs=[gallery, text, downloads], api_name="ocr",
                          concurrency_limit=2)

@@ -62,7 +62,9 @@ def array_to_rgb(arr: np.ndarray) -> np.ndarray:
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[..., 0]
     if arr.ndim not in (2, 3) or (arr.ndim == 3 and arr.shape[2] not in (3, 4)) or 0 in arr.shape:
-        raise ValueError(f"expected an (H, W), (H, W, 1), (H, W, 3) or (H, W, 4) array, got shape {arr.shape}")
+        raise ValueError(
+            f"expected an (H, W), (H, W, 1), (H, W, 3) or (H, W, 4) array, got shape {arr.shape}"
+        )
     if arr.dtype == np.uint8:
         out = arr
     elif arr.dtype == np.bool_:

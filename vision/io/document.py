@@ -51,7 +51,7 @@ class DocumentFile(ABC):
     def describe(self) -> dict[str, Any]:
         """Metadata read without decoding pages: format, page or frame counts, sizes (JSON-able)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027  (readers without open state keep this no-op)
         """Release open files and decoder state (idempotent)."""
 
     def __enter__(self) -> "DocumentFile":
@@ -123,7 +123,12 @@ class DocumentFile(ABC):
         from vision.io.video import VideoFile
 
         return VideoFile(
-            source, fps=fps, start=start, end=end, max_frames=max_frames, device=device,
+            source,
+            fps=fps,
+            start=start,
+            end=end,
+            max_frames=max_frames,
+            device=device,
             limits=limits or DEFAULT_LIMITS,
         )
 

@@ -13,7 +13,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from vision.errors import CorruptFile, LimitExceeded, UnsupportedFormat, VisionError
 from vision.io._convert import array_to_rgb, pil_to_rgb
-from vision.io._source import check_path, is_file_source, read_bytes, source_name
+from vision.io._source import check_path, is_file_source, read_bytes, read_head, source_name
 from vision.io.document import DocumentFile
 from vision.io.page import PageImage
 from vision.io.sniff import IMAGE_FORMATS, describe_unsupported, kind_of, sniff_format
@@ -29,6 +29,8 @@ def _pil_formats() -> tuple[str, ...]:
     """The formats of :data:`PIL_FORMATS` this Pillow registers (after loading every plugin)."""
     Image.init()
     return tuple(f for f in PIL_FORMATS if f in Image.OPEN)
+
+
 MULTI_PAGE = ("TIFF",)
 
 
@@ -48,7 +50,8 @@ def _check_pixels(size: tuple[int, int], name: str, limits: Limits, page: int) -
         raise CorruptFile(name, f"page {page} has an empty size {width}x{height}")
     if width * height > limits.max_pixels:
         raise LimitExceeded(
-            name, f"page {page} is {width}x{height} = {width * height} pixels, over the limit of "
+            name,
+            f"page {page} is {width}x{height} = {width * height} pixels, over the limit of "
             f"{limits.max_pixels} (max_pixels)",
         )
 
@@ -63,11 +66,16 @@ def _open_pil(opener: Callable[[], Image.Image], name: str, fmt: str | None) -> 
         raise LimitExceeded(name, f"image too large to open safely ({exc})") from None
     except Exception as exc:  # Pillow raises many types (OSError, SyntaxError, struct.error, ...)
         if fmt in IMAGE_FORMATS:
-            detail = "not identified by Pillow" if isinstance(exc, UnidentifiedImageError) else (
-                f"{type(exc).__name__}: {exc}")
+            detail = (
+                "not identified by Pillow"
+                if isinstance(exc, UnidentifiedImageError)
+                else (f"{type(exc).__name__}: {exc}")
+            )
             raise CorruptFile(name, f"damaged {fmt.upper()} header ({detail})") from None
         if kind_of(fmt) is not None:
-            raise UnsupportedFormat(name, f"is a {fmt.upper()} file, not an image (use DocumentFile.from_path)") from None
+            raise UnsupportedFormat(
+                name, f"is a {fmt.upper()} file, not an image (use DocumentFile.from_path)"
+            ) from None
         raise UnsupportedFormat(name, describe_unsupported(fmt)) from None
 
 
@@ -85,7 +93,9 @@ def _count_frames(im: Image.Image, name: str, limits: Limits) -> int:
         except Exception as exc:
             if count == 0:
                 raise CorruptFile(name, f"damaged {im.format} ({type(exc).__name__}: {exc})") from None
-            raise CorruptFile(name, f"damaged {im.format} page {count} ({type(exc).__name__}: {exc})") from None
+            raise CorruptFile(
+                name, f"damaged {im.format} page {count} ({type(exc).__name__}: {exc})"
+            ) from None
         _check_pixels(im.size, name, limits, count)
         count += 1
         if count > limits.max_pages:
@@ -96,8 +106,7 @@ def _file_entries(src: Any, limits: Limits) -> list[_Entry]:
     name = source_name(src)
     if isinstance(src, (str, os.PathLike)):
         path = check_path(src, limits)
-        with open(path, "rb") as fh:
-            head = fh.read(64)
+        head, _ = read_head(path, limits)
         opener: Callable[[], Image.Image] = lambda: Image.open(path, formats=_pil_formats())  # noqa: E731
     else:
         data = read_bytes(src, limits)
@@ -154,7 +163,9 @@ class ImageFile(DocumentFile):
             else:
                 raise TypeError(f"cannot read an image from {type(src).__name__}")
             if len(entries) > limits.max_pages:
-                raise LimitExceeded(source_name(src), f"more than {limits.max_pages} pages in all (max_pages)")
+                raise LimitExceeded(
+                    source_name(src), f"more than {limits.max_pages} pages in all (max_pages)"
+                )
         if not entries:
             raise ValueError("from_images() needs at least one image")
         names = {e.name for e in entries}
@@ -198,8 +209,9 @@ class ImageFile(DocumentFile):
             raise
         except Exception as exc:  # truncated data, bad compression, unsupported mode, out of memory, ...
             where = f" page {entry.frame}" if entry.frame else ""
-            raise CorruptFile(entry.name, f"cannot decode {im.format or 'image'}{where} "
-                              f"({type(exc).__name__}: {exc})") from None
+            raise CorruptFile(
+                entry.name, f"cannot decode {im.format or 'image'}{where} ({type(exc).__name__}: {exc})"
+            ) from None
         return PageImage(rgb, entry.name, index, (rgb.shape[0], rgb.shape[1]), dpi=_dpi(im))
 
     def describe(self) -> dict[str, Any]:
@@ -212,12 +224,21 @@ class ImageFile(DocumentFile):
                 with im:
                     if entry.frame:
                         im.seek(entry.frame)
-                    info.update(format=im.format, mode=im.mode, width=im.size[0], height=im.size[1], dpi=_dpi(im))
+                    info.update(
+                        format=im.format, mode=im.mode, width=im.size[0], height=im.size[1], dpi=_dpi(im)
+                    )
             elif isinstance(entry.picture, Image.Image):
-                info.update(format=None, mode=entry.picture.mode, width=entry.picture.size[0],
-                            height=entry.picture.size[1], dpi=None)
+                info.update(
+                    format=None,
+                    mode=entry.picture.mode,
+                    width=entry.picture.size[0],
+                    height=entry.picture.size[1],
+                    dpi=None,
+                )
             else:
                 arr = entry.picture
-                info.update(format=None, mode=str(arr.dtype), width=arr.shape[1], height=arr.shape[0], dpi=None)
+                info.update(
+                    format=None, mode=str(arr.dtype), width=arr.shape[1], height=arr.shape[0], dpi=None
+                )
             pages.append(info)
         return {"source": self.source, "kind": self.kind, "pages": pages}

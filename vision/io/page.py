@@ -29,7 +29,8 @@ class PageImage:
         index: page index in the document, or frame index in the sampled video.
         original_size: ``(height, width)`` of the page before any rendering scale (PDF points at 72 dpi
             for PDFs, pixels otherwise).
-        dpi: rendering resolution for PDF pages, else ``None``.
+        dpi: rendering resolution for PDF pages, the resolution an image file declares (PNG pHYs, TIFF,
+            JPEG JFIF), else ``None``.
         timestamp: presentation time in seconds for video frames, else ``None``.
         text_layer: words of a PDF page's embedded text (empty for scans and images).
     """

@@ -44,8 +44,12 @@ def _open_error(exc: Exception, name: str, password: str | None) -> VisionError:
 
     code = getattr(exc, "err_code", None)
     if code == raw.FPDF_ERR_PASSWORD:
-        return PasswordRequired(name, "encrypted PDF: wrong password" if password else
-                                "encrypted PDF: a password is required (password=...)")
+        return PasswordRequired(
+            name,
+            "encrypted PDF: wrong password"
+            if password
+            else "encrypted PDF: a password is required (password=...)",
+        )
     if code == raw.FPDF_ERR_SECURITY:
         return UnsupportedFormat(name, "PDF uses an unsupported security handler")
     return CorruptFile(name, f"damaged PDF, cannot be opened ({exc})")
@@ -77,10 +81,17 @@ class PdfFile(DocumentFile):
         head, source = read_head(source, limits)
         fmt = sniff_format(head)
         if fmt != "pdf":
-            reason = f"is a {fmt.upper()} file, not a PDF (use DocumentFile.from_path)" if kind_of(fmt) else (
-                "not a PDF (no %PDF- header)" if fmt is None else describe_unsupported(fmt))
+            reason = (
+                f"is a {fmt.upper()} file, not a PDF (use DocumentFile.from_path)"
+                if kind_of(fmt)
+                else ("not a PDF (no %PDF- header)" if fmt is None else describe_unsupported(fmt))
+            )
             raise UnsupportedFormat(name, reason)
-        data: Any = check_path(source, limits) if isinstance(source, (str, os.PathLike)) else read_bytes(source, limits)
+        data: Any = (
+            check_path(source, limits)
+            if isinstance(source, (str, os.PathLike))
+            else read_bytes(source, limits)
+        )
         with _PDFIUM_LOCK:
             try:
                 self._pdf = pdfium.PdfDocument(data, password=password)
@@ -99,8 +110,11 @@ class PdfFile(DocumentFile):
         self.page_count = count
         self._pages = _select_pages(pages, count, self.source)
         if len(self._pages) > self.limits.max_pages:
-            raise LimitExceeded(self.source, f"{len(self._pages)} pages selected, over the limit of "
-                                f"{self.limits.max_pages} (max_pages; select fewer with pages=...)")
+            raise LimitExceeded(
+                self.source,
+                f"{len(self._pages)} pages selected, over the limit of "
+                f"{self.limits.max_pages} (max_pages; select fewer with pages=...)",
+            )
         self._sizes = {i: self._page_size(i) for i in self._pages}
 
     def _page_size(self, index: int) -> tuple[float, float]:
@@ -113,8 +127,11 @@ class PdfFile(DocumentFile):
             raise CorruptFile(self.source, f"page {index} has an invalid size {width}x{height} pt")
         px_w, px_h = (math.ceil(v * self.dpi / 72) for v in (width, height))
         if px_w * px_h > self.limits.max_pixels:
-            raise LimitExceeded(self.source, f"page {index} renders to {px_w}x{px_h} pixels at {self.dpi:g} dpi, "
-                                f"over the limit of {self.limits.max_pixels} (max_pixels; lower dpi)")
+            raise LimitExceeded(
+                self.source,
+                f"page {index} renders to {px_w}x{px_h} pixels at {self.dpi:g} dpi, "
+                f"over the limit of {self.limits.max_pixels} (max_pixels; lower dpi)",
+            )
         return width, height
 
     def __len__(self) -> int:
@@ -146,8 +163,9 @@ class PdfFile(DocumentFile):
                 raise CorruptFile(self.source, f"page {page_index} cannot be rendered ({exc})") from None
             finally:
                 page.close()
-        return PageImage(rgb, self.source, page_index, (round(height), round(width)), dpi=self.dpi,
-                         text_layer=words)
+        return PageImage(
+            rgb, self.source, page_index, (round(height), round(width)), dpi=self.dpi, text_layer=words
+        )
 
     def describe(self) -> dict[str, Any]:
         """Page count and, per selected page, size in points and pixels and whether it has a text layer."""
@@ -160,13 +178,23 @@ class PdfFile(DocumentFile):
                     has_text = page_has_text(page)
                 finally:
                     page.close()
-                pages.append({
-                    "index": index, "width_pt": round(width, 2), "height_pt": round(height, 2),
-                    "width": math.ceil(width * self.dpi / 72), "height": math.ceil(height * self.dpi / 72),
-                    "has_text": has_text,
-                })
-        return {"source": self.source, "kind": self.kind, "page_count": self.page_count, "dpi": self.dpi,
-                "pages": pages}
+                pages.append(
+                    {
+                        "index": index,
+                        "width_pt": round(width, 2),
+                        "height_pt": round(height, 2),
+                        "width": math.ceil(width * self.dpi / 72),
+                        "height": math.ceil(height * self.dpi / 72),
+                        "has_text": has_text,
+                    }
+                )
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "page_count": self.page_count,
+            "dpi": self.dpi,
+            "pages": pages,
+        }
 
     def close(self) -> None:
         with _PDFIUM_LOCK:

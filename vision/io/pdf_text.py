@@ -30,7 +30,9 @@ def _to_relative(raw: Any, page: Any, x: float, y: float) -> tuple[float, float]
     return dx.value / _SCALE, dy.value / _SCALE
 
 
-def _to_page_box(raw: Any, page: Any, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+def _to_page_box(
+    raw: Any, page: Any, box: tuple[float, float, float, float]
+) -> tuple[float, float, float, float]:
     """A ``(left, bottom, right, top)`` box in PDF user space as a relative ``(x0, y0, x1, y1)`` page box."""
     left, bottom, right, top = box
     x0, y0 = _to_relative(raw, page, left, top)
@@ -63,8 +65,12 @@ def text_layer_words(page: Any) -> list[TextLayerWord]:
 
     def flush() -> None:
         if chars:
-            box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                   max(b[2] for b in boxes), max(b[3] for b in boxes))
+            box = (
+                min(b[0] for b in boxes),
+                min(b[1] for b in boxes),
+                max(b[2] for b in boxes),
+                max(b[3] for b in boxes),
+            )
             words.append(TextLayerWord("".join(chars), _to_page_box(raw, page, box)))
             chars.clear()
             boxes.clear()
@@ -73,7 +79,12 @@ def text_layer_words(page: Any) -> list[TextLayerWord]:
         for i in range(textpage.count_chars()):
             code = raw.FPDFText_GetUnicode(textpage, i)
             char = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else ""
-            if not char or not char.isprintable() or char.isspace() or raw.FPDFText_IsGenerated(textpage, i) == 1:
+            if (
+                not char
+                or not char.isprintable()
+                or char.isspace()
+                or raw.FPDFText_IsGenerated(textpage, i) == 1
+            ):
                 flush()
                 continue
             box = tuple(textpage.get_charbox(i, loose=True))

@@ -15,7 +15,9 @@ from vision.settings import Limits
 
 __all__ = ["VideoFile"]
 
-CHUNK_BYTES = 64 * 1024**2  # decoded frames held at once: 8 frames of 1080p RGB (~6 MB each) or fewer larger ones
+CHUNK_BYTES = (
+    64 * 1024**2
+)  # decoded frames held at once: 8 frames of 1080p RGB (~6 MB each) or fewer larger ones
 MAX_CHUNK = 8
 
 
@@ -102,16 +104,27 @@ class VideoFile(DocumentFile):
         head, source = read_head(source, limits)
         fmt = sniff_format(head)
         if fmt is not None and kind_of(fmt) != "video":
-            raise UnsupportedFormat(name, f"is a {fmt.upper()} file, not a video (use DocumentFile.from_path)"
-                                    if kind_of(fmt) else describe_unsupported(fmt))
-        data = check_path(source, limits) if isinstance(source, (str, os.PathLike)) else read_bytes(source, limits)
+            raise UnsupportedFormat(
+                name,
+                f"is a {fmt.upper()} file, not a video (use DocumentFile.from_path)"
+                if kind_of(fmt)
+                else describe_unsupported(fmt),
+            )
+        data = (
+            check_path(source, limits)
+            if isinstance(source, (str, os.PathLike))
+            else read_bytes(source, limits)
+        )
         devices = [resolved, "cpu"] if device == "auto" and resolved != "cpu" else [resolved]
         self._decoder, self.device = _open_decoder(data, name, fmt, devices)
         meta = self._decoder.metadata
         self.width, self.height = int(meta.width or 0), int(meta.height or 0)
         if self.width * self.height > limits.max_pixels:
-            raise LimitExceeded(name, f"frames are {self.width}x{self.height}, over the limit of "
-                                f"{limits.max_pixels} pixels (max_pixels)")
+            raise LimitExceeded(
+                name,
+                f"frames are {self.width}x{self.height}, over the limit of "
+                f"{limits.max_pixels} pixels (max_pixels)",
+            )
         self.fps = fps
         self._plan(meta, start, end, max_frames)
 
@@ -125,16 +138,24 @@ class VideoFile(DocumentFile):
         self.start = max(begin, start if start is not None else begin)
         self.end = min(stop, end) if end is not None else stop
         if self.start >= self.end:
-            raise ValueError(f"{self.source}: start={start} is at or past the end of the video ({stop:.3f} s)")
+            raise ValueError(
+                f"{self.source}: nothing to read from {start} to {end} s: "
+                f"the video spans {begin:.3f} to {stop:.3f} s"
+            )
         if self.fps is not None:
-            count = max(0, math.ceil((self.end - self.start) * self.fps))
+            span = (self.end - self.start) * self.fps  # may overflow to inf for absurd fps: capped below
+            count = max(0, math.ceil(min(span, 1e15)))
             while count and self.start + (count - 1) / self.fps >= self.end:  # float guard at the boundary
                 count -= 1
             self._first = 0
         else:
             searched = start is not None and self.start > begin
             self._first = self._first_index_at(self.start, num_frames) if searched else 0
-            last = self._first_index_at(self.end, num_frames) if end is not None and self.end < stop else num_frames
+            last = (
+                self._first_index_at(self.end, num_frames)
+                if end is not None and self.end < stop
+                else num_frames
+            )
             count = last - self._first
         if max_frames is not None:
             count = min(count, max_frames)
@@ -143,11 +164,18 @@ class VideoFile(DocumentFile):
         if count <= 0:
             raise ValueError(f"{self.source}: no frames between {self.start:.3f} s and {self.end:.3f} s")
         if count > self.limits.max_frames:
-            raise LimitExceeded(self.source, f"{count} frames to sample, over the limit of {self.limits.max_frames} "
-                                "(max_frames; lower fps or pass max_frames=...)")
+            raise LimitExceeded(
+                self.source,
+                f"{count} frames to sample, over the limit of {self.limits.max_frames} "
+                "(max_frames; lower fps or pass max_frames=...)",
+            )
         self._count = count
-        self._stream = {"codec": meta.codec, "average_fps": meta.average_fps, "num_frames": num_frames,
-                        "duration": stop - begin}
+        self._stream = {
+            "codec": meta.codec,
+            "average_fps": meta.average_fps,
+            "num_frames": num_frames,
+            "duration": stop - begin,
+        }
 
     def _first_index_at(self, seconds: float, num_frames: int) -> int:
         """Index of the first frame whose timestamp is >= ``seconds`` (binary search, log2(N) decodes)."""
@@ -174,10 +202,11 @@ class VideoFile(DocumentFile):
         for first in range(0, self._count, chunk):
             positions = range(first, min(first + chunk, self._count))
             batch = self._decode(positions)
-            for position, frame, pts in zip(positions, batch.data, batch.pts_seconds.tolist()):
+            for position, frame, pts in zip(positions, batch.data, batch.pts_seconds.tolist(), strict=True):
                 image = frame.cpu().numpy()  # (H, W, 3) uint8, NHWC order requested from the decoder
-                yield PageImage(image, self.source, position, (image.shape[0], image.shape[1]),
-                                timestamp=float(pts))
+                yield PageImage(
+                    image, self.source, position, (image.shape[0], image.shape[1]), timestamp=float(pts)
+                )
 
     def _decode(self, positions: range) -> Any:
         """One small batch: frames shown at sampled times (fps mode) or consecutive frames."""
@@ -185,19 +214,36 @@ class VideoFile(DocumentFile):
             raise ValueError(f"{self.source}: video is closed")
         try:
             if self.fps is not None:
-                return self._decoder.get_frames_played_at(seconds=[self.start + p / self.fps for p in positions])
+                return self._decoder.get_frames_played_at(
+                    seconds=[self.start + p / self.fps for p in positions]
+                )
             return self._decoder.get_frames_at(indices=[self._first + p for p in positions])
         except VisionError:
             raise
         except Exception as exc:
-            where = f"{self.start + positions[0] / self.fps:.3f} s" if self.fps else f"frame {self._first + positions[0]}"
-            raise CorruptFile(self.source, f"cannot decode frames from {where} ({_first_line(exc)})") from None
+            where = (
+                f"{self.start + positions[0] / self.fps:.3f} s"
+                if self.fps
+                else f"frame {self._first + positions[0]}"
+            )
+            raise CorruptFile(
+                self.source, f"cannot decode frames from {where} ({_first_line(exc)})"
+            ) from None
 
     def describe(self) -> dict[str, Any]:
         """Stream facts (codec, size, fps, duration, frame count) and the sampling plan."""
-        return {"source": self.source, "kind": self.kind, "width": self.width, "height": self.height,
-                **self._stream, "sample_fps": self.fps, "start": self.start, "end": self.end,
-                "frames": self._count, "device": self.device}
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "width": self.width,
+            "height": self.height,
+            **self._stream,
+            "sample_fps": self.fps,
+            "start": self.start,
+            "end": self.end,
+            "frames": self._count,
+            "device": self.device,
+        }
 
     def close(self) -> None:
         self._decoder = None

@@ -130,8 +130,9 @@ def roi_crops(image: Tensor, boxes: Tensor, widths: Tensor, *, height: int, out_
     scale = out_width / widths.to(boxes.dtype)  # >= 1: the grid covers out_width at the crop's own scale
     x1 = boxes[:, 0] + (boxes[:, 2] - boxes[:, 0]) * scale
     rois = torch.stack([torch.zeros_like(x1), boxes[:, 0], boxes[:, 1], x1, boxes[:, 3]], dim=1)  # [N, 5]
+    # sampling_ratio=-1: ceil(bin size) samples per bin and axis, i.e. area averaging when shrinking
     crops = roi_align(image[None], rois, output_size=(height, out_width), spatial_scale=1.0,
-                      sampling_ratio=2, aligned=True)
+                      sampling_ratio=-1, aligned=True)
     return _mask_columns(crops, widths, fill)
 
 

@@ -184,8 +184,7 @@ def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale
     """Run the kernel: ``q, k, v (B, heads, N, C)``, ``rel_h (B, heads, N, H)``, ``rel_w (B, heads, N, W)``."""
     b, n_heads, n, d = q.shape
     hk, wk = rel_h.shape[-1], rel_w.shape[-1]
-    if q.stride(-1) != 1 or k.stride(-1) != 1 or v.stride(-1) != 1:
-        raise ValueError("q, k and v need a contiguous last dimension")
+    q, k, v = (t if t.stride(-1) == 1 else t.contiguous() for t in (q, k, v))  # rows must be contiguous
     out = torch.empty(b, n, n_heads, d, device=q.device, dtype=q.dtype)  # token-major output
     rh = (rel_h.float() * _LOG2E).reshape(b * n_heads, n, hk).contiguous()
     rw = (rel_w.float() * _LOG2E).reshape(b * n_heads, n, wk).contiguous()

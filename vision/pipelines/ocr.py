@@ -49,6 +49,8 @@ class OCROptions:
             back onto the page as given.
         pdf_text: ``"auto"``, ``"ocr"`` or ``"layer"`` (see :mod:`vision.pipelines.text_layer`).
         layout: thresholds of the line/block/reading-order rules and non-text regions.
+        crops_on_device: cut and recognise crops on the recognizer's device
+            (:mod:`vision.pipelines.device`); ``None``: when it runs on a GPU.
     """
 
     det_arch: str | None = None
@@ -65,6 +67,7 @@ class OCROptions:
     straighten_pages: bool = False
     pdf_text: PdfTextMode = "auto"
     layout: LayoutOptions = field(default_factory=LayoutOptions)
+    crops_on_device: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
@@ -94,10 +97,7 @@ class DetectStage:
 
 
 class CropStage:
-    """Cut word images: views of the page for straight boxes, perspective warps for rotated quads.
-
-    With rotated quads it also measures the page's skew (``state.skew``) for the layout.
-    """
+    """Cut word images: views of the page for straight boxes, perspective warps for rotated quads."""
 
     def __init__(self, *, straight: bool = True) -> None:
         self.straight = straight
@@ -106,12 +106,7 @@ class CropStage:
         for s in states:
             if not s.needs_ocr:
                 continue
-            if self.straight:
-                s.crops = box_crops(s.image, s.boxes)
-            else:
-                h, w = s.image.shape[:2]
-                s.crops = polygon_crops(s.image, s.polygons)
-                s.skew = dominant_angle(s.polygons * [w, h])
+            s.crops = box_crops(s.image, s.boxes) if self.straight else polygon_crops(s.image, s.polygons)
         return states
 
 
@@ -150,6 +145,7 @@ class LayoutStage:
         if self.straight:
             s.layout_boxes = s.boxes[keep].astype(np.float64) * [w, h, w, h]
         else:
+            s.skew = dominant_angle(s.polygons.astype(np.float64) * [w, h])
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
         if not self.straighten_pages:
             quads = unrotate_points(quads, s.orientation)
@@ -201,16 +197,37 @@ class OCRPredictor:
         return f"OCRPredictor({self.pipeline!r})"
 
 
+def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
+    """Whether crops are cut on the recognizer's device (a recognition predictor on a GPU, unless told)."""
+    from vision.models.recognition.predictor import RecognitionPredictor
+
+    usable = isinstance(reco_predictor, RecognitionPredictor)
+    if options.crops_on_device is None:
+        return usable and reco_predictor.device.type != "cpu"
+    if options.crops_on_device and not usable:
+        raise ValueError("crops_on_device needs a RecognitionPredictor (its model runs on the crops directly)")
+    return options.crops_on_device
+
+
 def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable) -> Pipeline:
-    """The standard stages for ``options`` around a detection and a recognition predictor."""
+    """The standard stages for ``options`` around a detection and a recognition predictor.
+
+    With crops on the device, one ``recognize`` stage cuts and reads (:mod:`vision.pipelines.device`).
+    """
+    straight = options.assume_straight_pages
     detect = DetectStage(det_predictor)
     stages: list[tuple[str, Callable]] = [("read", read_stage), ("text_layer", TextLayerStage(options.pdf_text))]
     if options.detect_orientation:
         stages.append(("orientation", OrientationStage(detect, reco_predictor)))
-    stages += [("detect", detect), ("crop", CropStage(straight=options.assume_straight_pages)),
-               ("recognize", RecognizeStage(reco_predictor)),
-               ("layout", LayoutStage(options.layout, straight=options.assume_straight_pages,
-                                      straighten_pages=options.straighten_pages))]
+    stages.append(("detect", detect))
+    if _on_device(options, reco_predictor):
+        from vision.pipelines.device import DeviceRecognizeStage
+
+        stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
+    else:
+        stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    stages.append(("layout", LayoutStage(options.layout, straight=straight,
+                                         straighten_pages=options.straighten_pages)))
     return Pipeline(stages)
 
 
@@ -221,7 +238,7 @@ def ocr_predictor(det_arch: str | None = None, reco_arch: str | None = None, *,
                   assume_straight_pages: bool = True, detect_orientation: bool = False,
                   straighten_pages: bool = False, pdf_text: PdfTextMode = "auto", det_batch_size: int = 4,
                   reco_batch_size: int = 256, pages_per_batch: int = 16,
-                  layout: LayoutOptions | None = None) -> OCRPredictor:
+                  layout: LayoutOptions | None = None, crops_on_device: bool | None = None) -> OCRPredictor:
     """Build the end-to-end OCR predictor (the settings are those of :class:`OCROptions`).
 
     Models load the shipped offline weights; ``det_weights=None, reco_weights=None`` build random models
@@ -236,7 +253,7 @@ def ocr_predictor(det_arch: str | None = None, reco_arch: str | None = None, *,
                          det_batch_size=det_batch_size, reco_batch_size=reco_batch_size,
                          pages_per_batch=pages_per_batch, assume_straight_pages=assume_straight_pages,
                          detect_orientation=detect_orientation, straighten_pages=straighten_pages,
-                         pdf_text=pdf_text, layout=layout or LayoutOptions())
+                         pdf_text=pdf_text, layout=layout or LayoutOptions(), crops_on_device=crops_on_device)
     if pdf_text not in ("auto", "ocr", "layer"):
         raise ValueError(f"pdf_text must be 'auto', 'ocr' or 'layer', got {pdf_text!r}")
     if det_predictor is None:

@@ -57,7 +57,7 @@ class RecognitionTrainConfig:
     val_size: int = 2048
     workers: int = 15
     bf16: bool = True
-    compile: bool = True
+    compile: bool | str = "auto"  # True, False, or "auto": only when the GPU step is slower than the generator
 
 
 class TimeCosine:
@@ -94,6 +94,31 @@ def _renderer(cfg: RecognitionTrainConfig):  # noqa: ANN202  (WordRenderer; impo
     return WordRenderer(fonts, TextSampler(Corpus.from_dir(cfg.words)), synth)
 
 
+def _build(cfg: RecognitionTrainConfig) -> torch.nn.Module:
+    """The untrained model. If scanning every model family fails on a missing optional package (the GPU
+    machine lacks e.g. pyclipper), fall back to registering just the recognition modules."""
+    try:
+        return get_model(cfg.arch, weights=None, **cfg.model)
+    except ImportError:
+        import vision.models.recognition.crnn  # noqa: F401  (registers its builders)
+        import vision.models.recognition.transformer  # noqa: F401
+        from vision.models._registry import _REGISTRY
+
+        return _REGISTRY[cfg.arch].builder(**cfg.model)
+
+
+def _prefetch(cfg: RecognitionTrainConfig) -> int:
+    """Batches each worker may queue: up to 4, bounded by a quarter of the free shared memory."""
+    import shutil
+
+    try:
+        free = shutil.disk_usage("/dev/shm").free
+    except OSError:
+        return 2
+    batch_bytes = cfg.batch_size * 3 * 32 * cfg.width
+    return int(max(1, min(4, free // 4 // (batch_bytes * max(cfg.workers, 1)))))
+
+
 def _optimizer(model: torch.nn.Module, cfg: RecognitionTrainConfig) -> torch.optim.Optimizer:
     decay = [p for n, p in model.named_parameters() if p.ndim > 1]
     no_decay = [p for n, p in model.named_parameters() if p.ndim <= 1]
@@ -128,8 +153,8 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(cfg.seed)
     torch.backends.cudnn.benchmark = True  # one fixed input shape: let cuDNN pick its fastest kernels
-    model = get_model(cfg.arch, weights=None, **cfg.model).to(device).train()
-    ema = get_model(cfg.arch, weights=None, **cfg.model).to(device).eval().requires_grad_(False)
+    model = _build(cfg).to(device).train()
+    ema = _build(cfg).to(device).eval().requires_grad_(False)
     opt = _optimizer(model, cfg)
     sched = TimeCosine(opt, cfg)
     step, history = 0, []
@@ -143,13 +168,16 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     val = render_fixed_set(renderer, cfg.val_size, seed=10**6 + cfg.seed)
     loader = torch.utils.data.DataLoader(
         SyntheticWordBatches(renderer, cfg.batch_size, cfg.width, cfg.seed, step), batch_size=None,
-        num_workers=cfg.workers, pin_memory=device.type == "cuda", prefetch_factor=4 if cfg.workers else None,
+        num_workers=cfg.workers, pin_memory=device.type == "cuda", prefetch_factor=_prefetch(cfg) if cfg.workers else None,
         persistent_workers=cfg.workers > 0)
     batches = iter(loader)
-    if bench_seconds:
-        _bench_data(batches, bench_seconds, cfg.batch_size)
-        _bench_step(model, next(batches), device, cfg)
-    step_fn = torch.compile(model) if cfg.compile else model
+    use_compile = cfg.compile is True
+    if bench_seconds or cfg.compile == "auto":
+        data_rate = _bench_data(batches, bench_seconds or 5.0, cfg.batch_size)
+        step_rate = _bench_step(model, next(batches), device, cfg)
+        use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < 1.3 * data_rate)
+    print(f"torch.compile: {use_compile}", flush=True)
+    step_fn = torch.compile(model) if use_compile else model
     frames = torch.full((cfg.batch_size,), cfg.width // STRIDE, dtype=torch.long)  # CPU int64: no host sync
     ema_params, params = list(ema.parameters()), list(model.parameters())
     out.mkdir(parents=True, exist_ok=True)
@@ -162,7 +190,14 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         wait += time.perf_counter() - t0
         images = batch.images.to(device, non_blocking=True).float().div_(255)
         with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
-            logits = step_fn(images)
+            try:
+                logits = step_fn(images)
+            except Exception as exc:  # a compiler failure must not cost the GPU window: fall back to eager
+                if step_fn is model:
+                    raise
+                print(f"torch.compile failed ({type(exc).__name__}: {exc}); continuing eager", flush=True)
+                step_fn = model
+                logits = model(images)
         loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
                         frames[:len(batch.lengths)])
         opt.zero_grad(set_to_none=True)
@@ -193,21 +228,24 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
                             config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
             save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
             (out / "log.json").write_text(json.dumps(history, indent=1))
+            t_last = time.perf_counter()  # validation and saving are not training time
         if done:
             return log
 
 
-def _bench_data(batches: Any, seconds: float, batch_size: int) -> None:
+def _bench_data(batches: Any, seconds: float, batch_size: int) -> float:
     """Print how fast the workers alone produce samples (the generator is usually the bottleneck)."""
     next(batches)
     t0, n = time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
         next(batches)
         n += batch_size
-    print(f"generator alone: {n / (time.perf_counter() - t0):.0f} samples/s", flush=True)
+    rate = n / (time.perf_counter() - t0)
+    print(f"generator alone: {rate:.0f} samples/s", flush=True)
+    return rate
 
 
-def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig) -> None:
+def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig) -> float:
     """Print the eager training-step speed on one resident batch (the GPU alone), restoring the weights."""
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt = _optimizer(model, cfg)
@@ -225,8 +263,22 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
         opt.step()
     torch.cuda.synchronize() if device.type == "cuda" else None
     rate = 20 * len(batch.lengths) / (time.perf_counter() - t0)
-    print(f"training step alone (eager{', bf16' if cfg.bf16 else ''}): {rate:.0f} samples/s", flush=True)
+    print(f"training step alone (eager{', bf16' if cfg.bf16 and device.type == 'cuda' else ''}): {rate:.0f} samples/s", flush=True)
+    if device.type == "cuda":  # count host syncs (the ctc_loss length trap) over 3 profiled steps
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(3):
+                with torch.autocast("cuda", torch.bfloat16, enabled=cfg.bf16):
+                    logits = model(images)
+                ctc_loss(logits, targets, batch.lengths, frames).backward()
+            torch.cuda.synchronize()
+        names = [e.name for e in prof.events()]
+        dtoh = sum("DtoH" in n or "Device -> Pageable" in n or "Device -> Pinned" in n for n in names)
+        syncs = sum(n in ("cudaStreamSynchronize", "cudaDeviceSynchronize") for n in names)
+        print(f"profiler over 3 steps: {dtoh} device-to-host copies, {syncs} stream/device syncs", flush=True)
     model.load_state_dict(state)
+    return rate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -28,14 +28,34 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--max-bytes``, ``--max-pixels``, ``--max-pages`` and ``--max-frames`` (defaults from Limits)."""
     group = parser.add_argument_group("input limits")
     d = DEFAULT_LIMITS
-    group.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
-                       help=f"largest accepted file in bytes (default {d.max_bytes})")
-    group.add_argument("--max-pixels", type=_positive_int, default=None, metavar="N",
-                       help=f"largest decoded page or frame, width*height (default {d.max_pixels})")
-    group.add_argument("--max-pages", type=_positive_int, default=None, metavar="N",
-                       help=f"most pages read from one document (default {d.max_pages})")
-    group.add_argument("--max-frames", type=_positive_int, default=None, metavar="N",
-                       help=f"most frames sampled from one video (default {d.max_frames})")
+    group.add_argument(
+        "--max-bytes",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"largest accepted file in bytes (default {d.max_bytes})",
+    )
+    group.add_argument(
+        "--max-pixels",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"largest decoded page or frame, width*height (default {d.max_pixels})",
+    )
+    group.add_argument(
+        "--max-pages",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"most pages read from one document (default {d.max_pages})",
+    )
+    group.add_argument(
+        "--max-frames",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"most frames sampled from one video (default {d.max_frames})",
+    )
 
 
 def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) -> Limits:

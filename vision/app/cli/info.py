@@ -1,4 +1,4 @@
-"""``vision info FILE... [--json]``: type, pages or frames, sizes, dpi and PDF text layers, without decoding."""
+"""``vision info FILE... [--json]``: type, pages or frames, sizes, dpi and PDF text layers (no decoding)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,16 @@ from vision.io import DocumentFile
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``info`` sub-command."""
-    parser = subparsers.add_parser("info", help="describe images, PDFs and videos (type, pages, sizes, text layer)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="files to describe (format sniffed from content)")
+    parser = subparsers.add_parser(
+        "info", help="describe images, PDFs and videos (type, pages, sizes, text layer)"
+    )
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="files to describe (format sniffed from content)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON list instead of text")
-    parser.add_argument("--dpi", type=float, default=144, help="PDF rendering resolution for pixel sizes (144)")
+    parser.add_argument(
+        "--dpi", type=float, default=144, help="PDF rendering resolution for pixel sizes (144)"
+    )
     parser.add_argument("--password", default=None, help="password for encrypted PDFs")
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
@@ -26,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def describe_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
     """``DocumentFile.describe()`` of one file, or ``{"source", "error": {"type", "message"}}``."""
     try:
-        with DocumentFile.from_path(path, dpi=args.dpi, password=args.password,
-                                    limits=limits_from_args(args)) as doc:
+        with DocumentFile.from_path(
+            path, dpi=args.dpi, password=args.password, limits=limits_from_args(args)
+        ) as doc:
             return doc.describe()
     except VisionError as exc:
         return {"source": path, "error": {"type": type(exc).__name__, "message": str(exc)}}
@@ -41,14 +48,18 @@ def _text_lines(info: dict[str, Any]) -> list[str]:
     if "error" in info:
         return [f"error: {info['error']['message']} ({info['error']['type']})"]
     if info["kind"] == "pdf":
-        lines = [f"{src}: pdf, {len(info['pages'])} of {info['page_count']} pages, rendered at {info['dpi']:g} dpi"]
+        lines = [
+            f"{src}: pdf, {len(info['pages'])} of {info['page_count']} pages, rendered at {info['dpi']:g} dpi"
+        ]
         for p in info["pages"]:
-            lines.append(f"  page {p['index']}: {p['width_pt']:g}x{p['height_pt']:g} pt -> {p['width']}x{p['height']} px,"
-                         f" text layer: {'yes' if p['has_text'] else 'no'}")
+            size = f"{p['width_pt']:g}x{p['height_pt']:g} pt -> {p['width']}x{p['height']} px"
+            lines.append(f"  page {p['index']}: {size}, text layer: {'yes' if p['has_text'] else 'no'}")
         return lines
     if info["kind"] == "video":
-        return [f"{src}: video ({info['codec']}), {info['frames']} frames, {info['width']}x{info['height']}, "
-                f"{info['average_fps'] or 0:.3g} fps, {info['duration']:.2f} s"]
+        return [
+            f"{src}: video ({info['codec']}), {info['frames']} frames, {info['width']}x{info['height']}, "
+            f"{info['average_fps'] or 0:.3g} fps, {info['duration']:.2f} s"
+        ]
     lines = [f"{src}: image, {len(info['pages'])} page{'s' if len(info['pages']) != 1 else ''}"]
     for p in info["pages"]:
         dpi = f", {p['dpi']:g} dpi" if p.get("dpi") else ""

@@ -104,6 +104,7 @@ class SamPredictor:
     def _prepare(self, image: np.ndarray) -> Tensor:
         """RGB uint8 ``(H, W, 3)`` -> normalised, zero-padded ``(3, S, S)`` on the device."""
         size = self.config.image_size
+        image = image if image.flags.writeable else image.copy()  # torch cannot alias read-only arrays
         x = torch.from_numpy(image).to(self.device).permute(2, 0, 1)[None].float()
         x = F.interpolate(x, self.input_size(*image.shape[:2]), mode="bilinear", antialias=True, align_corners=False)
         x = (x.round().clamp(0, 255)[0] - self._mean) / self._std

@@ -53,7 +53,7 @@ def _line(r, c, rng, x0: float, x1: float, baseline: float, words: Sequence[str]
     """Draw ``words`` aligned left/center/right within ``[x0, x1]``; returns the x after the text."""
     from vision.training.synth.pages import _font
 
-    f = _font(str(font.path), size)
+    f = _font(str(font.path), size)  # _font quantizes the size as text_run does
     width = sum(f.getlength(w) for w in words) + f.getlength(" ") * max(len(words) - 1, 0)
     x = x0 if align == "left" else (x1 - width if align == "right" else (x0 + x1 - width) / 2)
     return r.text_run(c, max(x, x0), baseline, words, font, size, fill, max_x=x1)

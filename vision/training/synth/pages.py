@@ -12,7 +12,9 @@ line to descender line vertically (``CAP``/``DESC`` em around the baseline), wid
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -21,7 +23,9 @@ from PIL import Image, ImageDraw, ImageFont
 from vision.training.synth.fonts import FontInfo
 from vision.training.synth.pdf_pages import CAP, DESC
 
-__all__ = ["SynthPage", "PageRenderer", "LAYOUTS"]
+__all__ = ["SynthPage", "PageRenderer", "LAYOUTS", "quantize_size", "write_coverage", "COVERAGE_FILE"]
+
+COVERAGE_FILE = "coverage.json"
 
 LAYOUTS = ("article", "letter", "form", "receipt", "table", "invoice", "slide")
 _ASCII = frozenset(chr(c) for c in range(33, 127))
@@ -37,18 +41,46 @@ class SynthPage:
     layout: str = ""
 
 
-@functools.lru_cache(maxsize=512)
+_SIZES = np.array([6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 22, 24, 26, 28, 31, 34, 38, 42, 47, 52,
+                   58, 64, 72, 80, 90, 100])
+
+
+def quantize_size(size: float) -> int:
+    """The nearest of a fixed set of pixel sizes (keeps the per-process font cache small and warm)."""
+    return int(_SIZES[np.argmin(np.abs(np.log(_SIZES / max(size, 1.0))))])
+
+
+@functools.lru_cache(maxsize=4096)
 def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(path, size)
+    return ImageFont.truetype(path, quantize_size(size))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=8)
+def _coverage_table(folder: str) -> dict[str, str]:
+    path = Path(folder) / COVERAGE_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+@functools.lru_cache(maxsize=1024)
 def _coverage(path: str) -> frozenset[str]:
+    """Vocabulary characters the font draws: from the folder's coverage file, else read with fontTools."""
+    from vision.models.recognition.vocab import VOCAB
     from vision.training.synth.fonts import font_covers
 
-    from vision.models.recognition.vocab import VOCAB
+    table = _coverage_table(str(Path(path).parent))
+    return frozenset(table[Path(path).name] if Path(path).name in table else font_covers(path, VOCAB))
 
-    return frozenset(font_covers(path, VOCAB))
+
+def write_coverage(folder: str | Path) -> int:
+    """Record every font's vocabulary coverage in ``folder/coverage.json`` (so training machines need no
+    fontTools and workers start fast); returns the number of fonts."""
+    from vision.models.recognition.vocab import VOCAB
+    from vision.training.synth.fonts import discover_fonts, font_covers
+
+    fonts = discover_fonts([folder], include_system=False, exclude_symbol=False)
+    table = {f.name: font_covers(f.path, VOCAB) for f in fonts}
+    (Path(folder) / COVERAGE_FILE).write_text(json.dumps(table, ensure_ascii=False))
+    return len(table)
 
 
 @dataclass
@@ -99,6 +131,7 @@ class PageRenderer:
     def text_run(self, c: _Canvas, x: float, baseline: float, words: Sequence[str], font: FontInfo,
                  size: int, fill: tuple[int, int, int], space: float = 1.0, max_x: float | None = None) -> float:
         """Draw words left to right from ``x`` on ``baseline``; returns the x after the last word drawn."""
+        size = quantize_size(size)
         f = _font(str(font.path), size)
         gap = f.getlength(" ") * space
         for w in words:
@@ -117,6 +150,7 @@ class PageRenderer:
                   font: FontInfo, size: int, fill: tuple[int, int, int], lines: int,
                   justify: bool = False, upper: bool = False) -> float:
         """A block of up to ``lines`` lines between ``x0`` and ``x1``; returns the y below it."""
+        size = quantize_size(size)
         f = _font(str(font.path), size)
         lead = size * rng.uniform(1.1, 1.6)
         space_w = f.getlength(" ")

@@ -1,0 +1,239 @@
+"""SAM image-encoder throughput and peak memory along the speed ladder, beside the reference package's fp32.
+
+    python benchmarks/sam.py [--models vit_b vit_h] [--batch-sizes 32 8 1] [--budget 420] [--out sam_bench.json]
+
+Random weights (the same for the reference and ours: the reference's state dict is loaded strictly into
+ours), random 1024 x 1024 inputs. Rows: ``ref-fp32`` (segment-anything, eager fp32) and our rungs from
+:data:`vision.models.segmentation.sam.fast.LADDER` (``fp32`` ... ``sparse24``). Each row: images/s of the
+encoder (CUDA events around up to 5 / 10 / 30 batches at bs 32 / 8 / 1, after a warm-up that includes compilation), peak allocated
+memory, and agreement with our fp32 eager on the first two images of the batch: relative error of the
+embedding and of the low-res mask logits for 4 point prompts, and the IoU of the masks. ``nested`` is timed on
+the decoder (prompts/s, a variable number of prompts per image, one jagged batch vs a loop over images); the
+automatic mask generator is timed against the reference's. Work runs in priority order (bs 32 first) until
+``--budget`` seconds have passed; what is left is listed as skipped. JSON is rewritten after every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.models.segmentation.sam import load_sam  # noqa: E402
+from vision.models.segmentation.sam.fast import LADDER, apply_fast  # noqa: E402
+
+ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "compile", "triton", "float8", "int8", "sparse24")
+COMPILED = {"compile", "triton", "float8", "int8", "sparse24"}
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args, self.start, self.rows = args, time.perf_counter(), []
+        self.device = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
+
+    def left(self) -> float:
+        return self.args.budget - (time.perf_counter() - self.start)
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        print(json.dumps(row), flush=True)
+        meta = {"device": self.device, "torch": torch.__version__, "rows": self.rows}
+        Path(self.args.out).write_text(json.dumps(meta, indent=1))
+
+
+def reference_pair(variant: str) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """The reference model on the GPU with randomised position tables, and ours loaded from its state dict."""
+    from segment_anything import sam_model_registry
+
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        ref = sam_model_registry[variant]().eval()
+    with torch.no_grad():
+        for name, p in ref.named_parameters():
+            if "rel_pos" in name or "pos_embed" in name:
+                p.normal_(0, 0.5)
+    return ref, load_sam(ref.state_dict(), variant=variant).cuda().eval()
+
+
+def timed(fn: Callable[[], Any], max_iters: int, target_s: float = 1.5) -> float:
+    """Mean seconds per call (CUDA events) over as many calls as fit in ``target_s`` (1..``max_iters``),
+    after one untimed call that also sizes the loop."""
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    iters = max(1, min(max_iters, int(target_s / max(time.perf_counter() - t0, 1e-4))))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 1000 / iters
+
+
+def rel(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a.float() - b.float()).norm() / b.float().norm())
+
+
+def agreement(model: Any, emb: torch.Tensor, base: Any, base_emb: torch.Tensor) -> dict[str, float]:
+    """Embedding and decoded-mask agreement of ``model`` with ``base`` (our fp32) on the same two images."""
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    pts = torch.rand(4, 1, 2, device="cuda", generator=gen) * 1024
+    lab = torch.ones(4, 1, dtype=torch.int64, device="cuda")
+    out = {"embed_rel_err": rel(emb, base_emb)}
+    with torch.inference_mode():
+        decode = getattr(model, "decode", None)
+        lg = decode(emb[:1], pts, lab)[0] if decode else _ref_decode(model, emb[:1], pts, lab)
+        lg0 = base.decode(base_emb[:1].float(), pts, lab)[0]
+    out["logits_rel_err"] = rel(lg, lg0)
+    a, b = lg.float() > 0, lg0 > 0
+    out["mask_iou"] = float(((a & b).sum((-1, -2)) / (a | b).sum((-1, -2)).clamp(min=1)).mean())
+    return out
+
+
+def _ref_decode(ref: Any, emb: torch.Tensor, pts: torch.Tensor, lab: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    sparse, dense = ref.prompt_encoder(points=(pts, lab), boxes=None, masks=None)
+    return ref.mask_decoder(emb, ref.prompt_encoder.get_dense_pe(), sparse, dense, True)
+
+
+def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: Any, base_emb: torch.Tensor,
+                images: torch.Tensor) -> None:
+    row: dict[str, Any] = {"model": variant, "rung": rung, "batch": bs}
+    need = 75 if rung in COMPILED else 15
+    if bench.left() < need:
+        bench.add(row | {"skipped": f"time budget ({bench.left():.0f} s left)"})
+        return
+    model = None
+    try:
+        torch._dynamo.reset()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        if rung == "ref-fp32":
+            model, encode, dtype = ref, ref.image_encoder, torch.float32
+        else:
+            options = LADDER[rung]
+            model = apply_fast(copy.deepcopy(ours), options)
+            encode, dtype = model.image_encoder, options.torch_dtype
+        x = images[:bs].to(dtype)
+        with torch.inference_mode():
+            t0 = time.perf_counter()
+            emb = encode(x)
+            torch.cuda.synchronize()
+            warm = time.perf_counter() - t0
+            per_batch = timed(lambda: encode(x), 5 if bs >= 32 else 10 if bs >= 8 else 30)
+        row |= {"img_per_s": round(bs / per_batch, 2), "ms_per_batch": round(per_batch * 1000, 2),
+                "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2), "warmup_s": round(warm, 1)}
+        if bs >= 2:
+            row |= agreement(model, emb[:2], ours, base_emb)
+    except Exception as exc:  # one failing rung must not stop the run: its error is the row
+        row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+    finally:
+        if model is not None and model is not ref:
+            del model
+    bench.add(row)
+
+
+def nested_row(bench: Bench, ours: Any) -> None:
+    """Decoder: 8 images with 1..64 single-point prompts each, one jagged batch vs one call per image (bf16)."""
+    model = apply_fast(copy.deepcopy(ours), LADDER["sdpa"])
+    gen = torch.Generator(device="cuda").manual_seed(2)
+    counts = [1, 64, 7, 33, 2, 50, 16, 24]
+    emb = torch.randn(len(counts), 256, 64, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+    pts = [torch.rand(n, 1, 2, device="cuda", generator=gen) * 1024 for n in counts]
+    lab = [torch.ones(n, 1, dtype=torch.int64, device="cuda") for n in counts]
+    with torch.inference_mode():
+        loop = lambda: [model.decode(emb[i:i + 1], pts[i], lab[i]) for i in range(len(counts))]  # noqa: E731
+        nest_p = torch.nested.as_nested_tensor(pts, layout=torch.jagged)
+        nest_l = torch.nested.as_nested_tensor(lab, layout=torch.jagged)
+        nested = lambda: model.decode_nested(emb, nest_p, nest_l)  # noqa: E731
+        t_loop, t_nest = timed(loop, 20), timed(nested, 20)
+        diff = max(float((a - b[0]).abs().max()) for a, b in zip(nested()[0].unbind(), loop()))
+    total = sum(counts)
+    bench.add({"model": "decoder", "rung": "nested", "prompts": total, "loop_prompts_per_s": round(total / t_loop),
+               "nested_prompts_per_s": round(total / t_nest), "max_abs_diff": diff})
+
+
+def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
+    """Automatic masks on one 1024 x 768 image, 32 x 32 points, default thresholds: reference vs ours."""
+    import numpy as np
+    from segment_anything import SamAutomaticMaskGenerator as RefAMG
+
+    from vision.models.segmentation.automatic import SamAutomaticMaskGenerator
+    from vision.models.segmentation.predictor import SamPredictor
+
+    image = np.random.default_rng(0).integers(0, 255, (768, 1024, 3), dtype=np.uint8)
+    row: dict[str, Any] = {"model": "vit_b", "rung": "amg"}
+    for name, run in [("ref_fp32_s", lambda: RefAMG(ref).generate(image)),
+                      ("fp32_s", lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=LADDER["fp32"])).generate(image)),
+                      ("sdpa_bf16_s", lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=LADDER["sdpa"])).generate(image))]:
+        run()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        masks = run()
+        torch.cuda.synchronize()
+        row[name] = round(time.perf_counter() - t0, 3)
+        row[name.replace("_s", "_masks")] = len(masks)
+    bench.add(row)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=["vit_b", "vit_h"])
+    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[32, 8, 1], help="first one first for all models")
+    parser.add_argument("--rungs", nargs="+", default=list(ENCODER_RUNGS))
+    parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
+    parser.add_argument("--out", default="sam_bench.json")
+    args = parser.parse_args()
+    for key in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit"):
+        if hasattr(torch._dynamo.config, key):  # every rung recompiles fresh blocks; never fall back to eager
+            setattr(torch._dynamo.config, key, 256)
+    bench = Bench(args)
+    plan = [(v, [args.batch_sizes[0]]) for v in args.models] + [(v, args.batch_sizes[1:]) for v in args.models]
+    for variant, sizes in plan:
+        if not sizes:
+            continue
+        ref, ours = reference_pair(variant)
+        images = torch.randn(max(args.batch_sizes), 3, 1024, 1024, device="cuda")
+        with torch.inference_mode():
+            base_emb = ours.image_encoder(images[:2])
+        for bs in sizes:
+            for rung in args.rungs:
+                encoder_row(bench, variant, rung, bs, ref, ours, base_emb, images)
+        if variant == "vit_b" and sizes[0] == args.batch_sizes[0]:
+            for extra in (nested_row, lambda b, o: amg_row(b, ref, o)):
+                try:
+                    if bench.left() > 30:
+                        extra(bench, ours)
+                except Exception as exc:
+                    bench.add({"model": variant, "rung": "extra", "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+        del ref, ours, images, base_emb
+        torch.cuda.empty_cache()
+    print_table(bench.rows)
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print(f"\n{'model':7} {'rung':9} {'bs':>3} {'img/s':>8} {'ms/batch':>9} {'peak GiB':>8} {'emb err':>8} "
+          f"{'logit err':>9} {'mask IoU':>8}")
+    for r in rows:
+        if "batch" not in r:
+            continue
+        note = r.get("error") or r.get("skipped")
+        if note:
+            print(f"{r['model']:7} {r['rung']:9} {r['batch']:>3} {note[:70]}")
+            continue
+        print(f"{r['model']:7} {r['rung']:9} {r['batch']:>3} {r['img_per_s']:>8} {r['ms_per_batch']:>9} "
+              f"{r['peak_gib']:>8} {r.get('embed_rel_err', float('nan')):>8.1e} "
+              f"{r.get('logits_rel_err', float('nan')):>9.1e} {r.get('mask_iou', float('nan')):>8.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""Video OCR throughput: the batched video pipeline beside the frame-by-frame baseline, in one run.
+
+    python benchmarks/video.py --mode cpu    # one 60 s 720p video sampled at 1 fps (the 2-core CPU figure)
+    python benchmarks/video.py --mode gpu    # 60 s 1080p videos sampled at 2 fps, models on CUDA
+
+Videos are generated (and cached under ``--video-dir``): 30 fps H.264 (torchcodec's encoder, libx264 defaults,
+so a keyframe every 250 frames as in ordinary footage) showing a scrolling colour gradient, a fixed title and
+a caption that changes every 3 s. Rows, each over the same videos:
+
+* ``decode only``: the sampled frames decoded (and thrown away), one video after another: the floor set by
+  FFmpeg for this sampling rate.
+* ``video pipeline``: :class:`vision.pipelines.video.VideoOCR`: ``--workers`` decoder threads feeding batches
+  of ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge.
+* ``frame by frame``: the baseline: decode a frame, OCR it alone (``predictor([frame])``), next frame;
+  one video after another, no threads, then the same timeline merge.
+
+``x real time`` is seconds of video processed per second of wall clock (all videos together). The models are
+built and warmed up on four frames before any clock starts; CUDA is synchronized before each clock read.
+``captions`` counts the captions shown for two sampling intervals or more that the timeline found (fuzzy
+ratio >= 80): meaningful with trained weights only (``--weights random`` builds random models). Prints a table
+and writes JSON to ``--out``. Running from carried wheels and FFmpeg libraries on the GPU machine: docs/video.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+MODES = {  # (height, width), sampling fps, videos, model device, batch size, decoder threads
+    "cpu": {"size": (720, 1280), "fps": 1.0, "videos": 1, "device": "cpu", "batch_size": 8, "workers": 1},
+    "gpu": {"size": (1080, 1920), "fps": 2.0, "videos": 8, "device": "cuda", "batch_size": 32, "workers": 4},
+}
+WORDS = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL", "INDIA", "JULIET", "KILO",
+         "LIMA", "MIKE", "NOVEMBER", "OSCAR", "PAPA", "QUEBEC", "ROMEO", "SIERRA", "TANGO")
+CAPTION_SECONDS = 3.0
+
+
+def captions(seconds: float) -> list[tuple[str, float, float]]:
+    """``(text, start, end)``: a two-word caption every 3 s."""
+    out, t, k = [], 0.0, 0
+    while t < seconds:
+        out.append((f"{WORDS[k % len(WORDS)]} {WORDS[(7 * k + 3) % len(WORDS)]} {k:02d}", t,
+                    min(t + CAPTION_SECONDS, seconds)))
+        t, k = t + CAPTION_SECONDS, k + 1
+    return out
+
+
+def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30) -> None:
+    """Encode the benchmark video frame by frame (never all frames in memory)."""
+    from PIL import Image, ImageDraw, ImageFont
+    import torch
+    from torchcodec.encoders import Encoder
+
+    h, w = size
+    font_path = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
+    font = ImageFont.truetype(str(font_path), h // 16) if font_path.is_file() else ImageFont.load_default(h // 16)
+    xs = np.linspace(0, 4 * np.pi, 2 * w, dtype=np.float32)
+    wide = np.stack([(0.5 + 0.25 * np.sin(xs + p)) * 255 for p in (0.0, 2.0, 4.0)], axis=-1).astype(np.uint8)
+    texts: dict[str, np.ndarray] = {}
+
+    def overlay(text: str) -> np.ndarray:  # alpha mask of the title and the caption
+        if text not in texts:
+            layer = Image.new("L", (w, h), 0)
+            draw = ImageDraw.Draw(layer)
+            draw.text((w // 20, h // 12), "VIDEO OCR BENCHMARK", fill=255, font=font)
+            draw.text((w // 20, h - h // 5), text, fill=255, font=font)
+            texts[text] = np.asarray(layer)[..., None] > 0
+        return texts[text]
+
+    schedule = captions(seconds)
+    encoder = Encoder()
+    stream = encoder.add_video(height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast")
+    tmp = path.with_name(f".part-{path.name}")  # keeps the .mp4 suffix: FFmpeg picks the container by it
+    with encoder.open_file(str(tmp)):
+        chunk = []
+        for k in range(int(seconds * rate)):
+            t = k / rate
+            shift = int(k * w / (rate * 8)) % w  # the background scrolls one width in 8 s
+            frame = np.repeat(wide[None, shift:shift + w], h, axis=0)
+            caption = next(text for text, start, end in schedule if start <= t < end)
+            frame = np.where(overlay(caption), np.uint8(255), frame // 2)  # white text on a darkened background
+            chunk.append(torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1))
+            if len(chunk) == rate:
+                stream.add_frames(torch.stack(chunk))
+                chunk = []
+        if chunk:
+            stream.add_frames(torch.stack(chunk))
+    tmp.replace(path)
+
+
+def build_predictor(args: argparse.Namespace) -> tuple[Any, str]:
+    """The OCR predictor (shipped weights unless ``--weights random``, or ``auto`` without them)."""
+    from vision.errors import WeightsError
+    from vision.pipelines.ocr import ocr_predictor
+
+    kwargs = {"device": args.device, "pages_per_batch": args.batch_size}
+    if args.weights != "random":
+        try:
+            return ocr_predictor(**kwargs), "shipped"
+        except WeightsError:
+            if args.weights == "default":
+                raise
+    return ocr_predictor(det_weights=None, reco_weights=None, **kwargs), "random"
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def found_captions(timeline: list[Any], seconds: float, interval: float) -> tuple[int, int]:
+    """Captions on screen for >= 2 intervals, and how many of them the timeline holds."""
+    from rapidfuzz import fuzz
+
+    shown = [text for text, start, end in captions(seconds) if end - start >= 2 * interval]
+    read = [entry.text.upper() for entry in timeline]
+    return sum(any(fuzz.ratio(text, r) >= 80 for r in read) for text in shown), len(shown)
+
+
+def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, seconds: float) -> list[dict[str, Any]]:
+    from vision.io import DocumentFile
+    from vision.pipelines.timeline import video_document
+    from vision.pipelines.video import FrameSampler, VideoOCR, VideoOCRConfig
+
+    config = VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=args.workers,
+                            decode_device=args.decode_device)
+    total = seconds * len(paths)
+    rows = []
+
+    def row(name: str, wall: float, frames: int, timelines: list[list[Any]] | None) -> dict[str, Any]:
+        found = [found_captions(t, seconds, config.interval) for t in timelines] if timelines else []
+        return {"row": name, "seconds": round(wall, 3), "frames": frames, "frames_per_s": round(frames / wall, 2),
+                "x_real_time": round(total / wall, 2),
+                "captions_found": sum(f for f, _ in found) if found else None,
+                "captions_shown": sum(s for _, s in found) if found else None}
+
+    t0 = time.perf_counter()
+    frames = sum(sum(1 for _ in FrameSampler(str(p), config)) for p in paths)
+    rows.append(row("decode only", time.perf_counter() - t0, frames, None))
+
+    _sync(args.device)
+    t0 = time.perf_counter()
+    results = list(VideoOCR(predictor, config).run(paths))
+    _sync(args.device)
+    wall = time.perf_counter() - t0
+    failed = [r.message for r in results if not r.ok]
+    if failed:
+        raise SystemExit(f"video pipeline failed: {failed}")
+    rows.append(row("video pipeline", wall, sum(r.frames for r in results), [r.document.timeline for r in results]))
+
+    t0 = time.perf_counter()
+    timelines, count = [], 0
+    for path in paths:
+        pages = []
+        video = DocumentFile.from_video(path, fps=args.fps, device=args.decode_device)
+        for frame in video:
+            page = predictor([frame]).pages[0]
+            page.image = None
+            pages.append(page)
+        count += len(pages)
+        timelines.append(video_document(pages, source=str(path), end=video.end, samples=len(pages),
+                                        interval=config.interval).timeline)
+    _sync(args.device)
+    rows.append(row("frame by frame", time.perf_counter() - t0, count, timelines))
+    base = rows[-1]["seconds"]
+    for r in rows[1:]:
+        r["speedup_vs_frame_by_frame"] = round(base / r["seconds"], 2)
+    return rows
+
+
+def machine(device: str) -> dict[str, Any]:
+    import torch
+
+    cpu = platform.processor()
+    with open("/proc/cpuinfo") as f:
+        cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    info = {"cpu": cpu, "cores": os.cpu_count(), "torch": torch.__version__}
+    try:
+        import torchcodec
+
+        info["torchcodec"] = torchcodec.__version__
+    except ImportError:
+        info["torchcodec"] = None
+    if device.startswith("cuda") and torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name()
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=sorted(MODES), default="cpu")
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of each video (default 60)")
+    parser.add_argument("--videos", type=int, help="videos processed (default: 1 on cpu, 8 on gpu)")
+    parser.add_argument("--fps", type=float, help="sampling rate (default: 1 on cpu, 2 on gpu)")
+    parser.add_argument("--batch-size", type=int, help="frames per OCR batch")
+    parser.add_argument("--workers", type=int, help="decoder threads of the video pipeline")
+    parser.add_argument("--device", help="model device (default: cpu or cuda by mode)")
+    parser.add_argument("--decode-device", default="cpu", help="torchcodec decoding device (cpu, cuda, auto)")
+    parser.add_argument("--weights", choices=("auto", "default", "random"), default="auto")
+    parser.add_argument("--video-dir", type=Path, default=REPO / ".cache" / "bench-video")
+    parser.add_argument("--out", type=Path, help="JSON path (default: benchmarks/results/video-<mode>.json)")
+    args = parser.parse_args(argv)
+    preset = MODES[args.mode]
+    for key in ("videos", "fps", "batch_size", "workers", "device"):
+        if getattr(args, key) is None:
+            setattr(args, key, preset[key])
+    size = preset["size"]
+
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    args.video_dir.mkdir(parents=True, exist_ok=True)
+    video = args.video_dir / f"captions-{size[0]}p-{args.seconds:g}s.mp4"
+    if not video.is_file():
+        t0 = time.perf_counter()
+        make_video(video, size, args.seconds)
+        print(f"generated {video} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    predictor, weights = build_predictor(args)
+    from vision.io import DocumentFile
+
+    predictor(list(DocumentFile.from_video(video, fps=1.0, max_frames=4)))  # warm-up: weights, kernels, caches
+    rows = run_rows([video] * args.videos, predictor, args, args.seconds)
+
+    report = {"benchmark": "video", "mode": args.mode, "machine": machine(args.device), "weights": weights,
+              "video": {"height": size[0], "width": size[1], "seconds": args.seconds, "source_fps": 30,
+                        "codec": "h264 (libx264 veryfast)", "count": args.videos},
+              "settings": {"sample_fps": args.fps, "batch_size": args.batch_size, "workers": args.workers,
+                           "device": args.device, "decode_device": args.decode_device},
+              "rows": rows}
+    print(f"\n{args.videos} x {args.seconds:g} s {size[0]}p at {args.fps:g} fps, models on {args.device} "
+          f"({weights} weights), {report['machine']['cpu']} x{report['machine']['cores']}"
+          + (f", {report['machine']['gpu']}" if "gpu" in report["machine"] else ""))
+    print(f"| {'row':<15} | seconds | frames | frames/s | x real time | vs frame by frame | captions |")
+    print(f"| {'-' * 15} | ------: | -----: | -------: | ----------: | ----------------: | -------: |")
+    for r in rows:
+        caps = f"{r['captions_found']}/{r['captions_shown']}" if r["captions_shown"] is not None else "-"
+        print(f"| {r['row']:<15} | {r['seconds']:7.2f} | {r['frames']:6d} | {r['frames_per_s']:8.1f} | "
+              f"{r['x_real_time']:11.1f} | {r.get('speedup_vs_frame_by_frame', '-'):>17} | {caps:>8} |")
+    out = args.out or REPO / "benchmarks" / "results" / f"video-{args.mode}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

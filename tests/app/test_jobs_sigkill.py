@@ -1,0 +1,123 @@
+"""Jobs survive a crash: a real server (uvicorn subprocess on loopback) is SIGKILLed mid-job and restarted.
+
+A multi-page PDF job and a video job run together; the server is killed once both have checkpointed
+some work, restarted on the same job folder, and both jobs complete with their full result: every page
+and every frame, in order, the checkpointed ones not recomputed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+import _app_media as _media
+
+READY_TIMEOUT_S = 120.0
+JOB_TIMEOUT_S = 180.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start(config: Path, port: int, log: Path) -> subprocess.Popen:
+    """``vision serve`` on 127.0.0.1:port; returns once /readyz answers 200."""
+    out = open(log, "ab")
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from vision.app.cli import main; sys.exit(main())",
+                             "serve", "--host", "127.0.0.1", "--port", str(port), "--config", str(config),
+                             "--log-level", "warning"],
+                            stdout=out, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[2])
+    out.close()
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"server exited early:\n{log.read_text()[-3000:]}"
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"server not ready in {READY_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
+
+
+def _status(base: str, job_id: str) -> dict:
+    return httpx.get(f"{base}/v1/jobs/{job_id}", timeout=10).json()
+
+
+def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
+    jobs_dir = tmp_path / "jobs"
+    config = tmp_path / "vision.toml"
+    config.write_text(f'ui = false\n[models]\ndet_weights = "random"\nreco_weights = "random"\n'
+                      f'[jobs]\ndir = "{jobs_dir}"\nchunk_pages = 1\nworkers = 2\n')
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "server.log"
+    server = _start(config, port, log)
+    try:
+        pdf = httpx.post(f"{base}/v1/jobs", files={"file": ("scan.pdf", _media.scanned_pdf(4))},
+                         params={"dpi": 72}, timeout=30)
+        clip = httpx.post(f"{base}/v1/jobs", files={"file": ("clip.mp4", _media.video(seconds=4.0))},
+                          params={"fps": 1}, timeout=30)
+        assert (pdf.status_code, clip.status_code) == (202, 202)
+        ids = {"pdf": pdf.json()["id"], "video": clip.json()["id"]}
+        deadline = time.monotonic() + JOB_TIMEOUT_S
+        while min(_status(base, i)["done"] for i in ids.values()) < 1:
+            assert time.monotonic() < deadline, f"no progress:\n{log.read_text()[-3000:]}"
+            time.sleep(0.05)
+        server.send_signal(signal.SIGKILL)
+        server.wait(30)
+        killed_at = time.time()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(30)
+    before = {name: _job_row(jobs_dir, job_id) for name, job_id in ids.items()}
+    assert all(row["status"] == "running" for row in before.values()), before  # interrupted mid-way
+    assert all(1 <= row["done"] < 4 for row in before.values()), before
+    server = _start(config, port, log)
+    try:
+        for name, job_id in ids.items():
+            final = _wait_done(base, job_id, log)
+            assert (final["status"], final["attempts"], final["done"], final["total"]) == ("succeeded", 2, 4, 4), name
+        document = httpx.get(f"{base}/v1/jobs/{ids['pdf']}/result", timeout=30).json()
+        video = httpx.get(f"{base}/v1/jobs/{ids['video']}/result", timeout=30).json()
+    finally:
+        os.kill(server.pid, signal.SIGTERM)
+        server.wait(60)
+    assert [p["page_idx"] for p in document["pages"]] == [0, 1, 2, 3]
+    assert {tuple(p["dimensions"]) for p in document["pages"]} == {(480, 640)}
+    assert document["source"] == "scan.pdf" and all(p["source"] == "scan.pdf" for p in document["pages"])
+    assert [p["timestamp"] for p in video["pages"]] == [0.0, 1.0, 2.0, 3.0]
+    assert [p["page_idx"] for p in video["pages"]] == [0, 1, 2, 3] and video["source"] == "clip.mp4"
+    for name, job_id in ids.items():  # pages done before the kill kept their checkpoints: not recomputed
+        pages_dir = jobs_dir / job_id / "pages"
+        kept = [pages_dir / f"{i:06d}.json" for i in range(before[name]["done"])]
+        assert all(p.stat().st_mtime < killed_at for p in kept), name
+
+
+def _job_row(jobs_dir: Path, job_id: str) -> dict:
+    import sqlite3
+
+    with sqlite3.connect(jobs_dir / "jobs.sqlite3") as con:
+        con.row_factory = sqlite3.Row
+        return dict(con.execute("SELECT status, done, attempts FROM jobs WHERE id = ?", (job_id,)).fetchone())
+
+
+def _wait_done(base: str, job_id: str, log: Path) -> dict:
+    deadline = time.monotonic() + JOB_TIMEOUT_S
+    while True:
+        body = _status(base, job_id)
+        if body["status"] in ("succeeded", "failed", "cancelled"):
+            return body
+        assert time.monotonic() < deadline, f"job {job_id} stuck: {body}\n{log.read_text()[-3000:]}"
+        time.sleep(0.1)

@@ -1,0 +1,78 @@
+"""Crops cut and read on the recognizer's device match the host path (run here on the CPU)."""
+
+import numpy as np
+import pytest
+import torch
+from _ocr_stages import InkDetector, render_page
+
+from vision.io.page import PageImage
+from vision.models.recognition.predictor import recognition_predictor
+from vision.models.recognition.preprocess import batch_crops, resize_to_height
+from vision.ops.crops import box_crops, polygon_crops
+from vision.pipelines.base import PageState
+from vision.pipelines.device import device_batches
+from vision.pipelines.ocr import ocr_predictor
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    torch.manual_seed(0)
+    return recognition_predictor(weights=None, device="cpu", batch_size=8)
+
+
+@pytest.mark.parametrize("straight", [True, False])
+def test_device_crops_match_host_preprocessing(straight):
+    image, _ = render_page(angle=0.0 if straight else 7.0)
+    det = InkDetector(straight=straight)([image])[0]
+    state = PageState(PageImage(image, "p", 0, image.shape[:2]), image, boxes=det.boxes, polygons=det.polygons)
+    batches = device_batches([state], {0: np.arange(len(det.boxes))}, straight=straight, device=torch.device("cpu"))
+    host = box_crops(image, det.boxes) if straight else polygon_crops(image, det.polygons)
+    seen = 0
+    for bucket, (crops, keys, widths) in batches.items():
+        assert crops.shape[1:] == (3, 32, bucket) and len(keys) == len(widths) == crops.shape[0]
+        for j, (_, k) in enumerate(keys):
+            resized = resize_to_height(host[k])
+            assert abs(resized.shape[1] - widths[j]) <= 1
+            ref = batch_crops([resized], bucket)[0].float()
+            w = min(resized.shape[1], int(widths[j]))
+            assert (crops[j, :, :, :w] - ref[:, :, :w]).abs().mean() < 4  # of 255 grey levels
+            assert (crops[j, :, :, widths[j]:] - ref[:, :, widths[j]:]).abs().max() <= 2  # paper colour padding
+            seen += 1
+    assert seen == len(det.boxes) == 21
+
+
+def test_pipeline_reads_the_same_on_device_and_host(recognizer):
+    image, _ = render_page()
+    host = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer)
+    device = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer, crops_on_device=True)
+    assert device.pipeline.names == ["read", "text_layer", "detect", "recognize", "layout"]
+    a, b = host([image]), device([image])
+    assert [(w.value, w.geometry) for w in a.words()] == [(w.value, w.geometry) for w in b.words()]
+    conf_a = np.array([w.confidence for w in a.words()])
+    np.testing.assert_allclose([w.confidence for w in b.words()], conf_a, atol=0.05)
+
+
+def test_wide_and_tall_crops_go_through_the_predictor(recognizer):
+    from vision.pipelines.device import DeviceRecognizeStage
+
+    image = np.full((400, 1200, 3), 255, np.uint8)
+    boxes = np.array([[0.01, 0.1, 0.95, 0.15],   # 1128 x 20 px: wider than max_width once resized
+                      [0.5, 0.3, 0.52, 0.9],     # 24 x 240 px: tall
+                      [0.1, 0.5, 0.2, 0.56]], np.float32)  # an ordinary word
+    state = PageState(PageImage(image, "p", 0, image.shape[:2]), image, boxes=boxes,
+                      polygons=np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], 1))
+    calls = []
+
+    class Spy:  # the real predictor, recording what it is asked to read
+        def __getattr__(self, name):
+            return getattr(recognizer, name)
+
+        def __call__(self, crops):
+            calls.append([c.shape for c in crops])
+            return recognizer(crops)
+
+    DeviceRecognizeStage(Spy())([state])
+    assert calls == [[(20, 1128, 3), (240, 24, 3)]]
+    assert len(state.texts) == 3 and all(isinstance(t, str) for t, _ in state.texts)
+    with pytest.raises(ValueError):
+        ocr_predictor(det_predictor=InkDetector(), reco_predictor=lambda c: [], crops_on_device=True)

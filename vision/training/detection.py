@@ -1,0 +1,213 @@
+"""Train the DBNet text detector (resumable, time-budgeted): ``python -m vision.training.detection --config F``.
+
+Data: rendered born-digital PDF pages and synthetic pages, degraded (see
+:mod:`vision.training.detection_data`); never the evaluation sets. A run trains for ``max_minutes`` of wall
+time minus a reserve, then writes a checkpoint (``OUT/ckpt``, shards under 15 MiB), the weights as one
+safetensors file (``OUT/det_<arch>.safetensors``) and ``OUT/metrics.json``: validation on held-out PDF
+pages, with the post-processing thresholds swept to calibrate ``unclip_ratio`` on our own labels. The
+learning rate follows a cosine over ``total_minutes`` of *training* time summed across runs, so a second
+call with ``resume`` continues the same schedule.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.utils.data import DataLoader
+
+from vision.models.detection.dbnet import CONFIGS, DBNet
+from vision.training.detection_data import DataConfig, DetectionStream
+from vision.training.losses.db import db_loss
+
+__all__ = ["TASK", "TrainConfig", "add_arguments", "run", "train", "load_config"]
+
+TASK = "detection"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training recipe (stored in checkpoints and in the shipped weights' meta)."""
+
+    arch: str = "db_mobilenet_v3_large"
+    data: DataConfig = field(default_factory=DataConfig)
+    batch_size: int = 32
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    warmup_s: float = 20.0
+    total_minutes: float = 16.0
+    max_minutes: float = 9.0
+    reserve_s: float = 75.0
+    workers: int = 15
+    compile: bool = False
+    bf16: bool = True
+    seed: int = 0
+    log_every: int = 50
+    ckpt_every_s: float = 180.0
+    max_steps: int = 0
+    out_dir: str = "runs/det"
+    resume: str = ""
+    device: str = ""
+
+
+def load_config(path: str | None, **overrides: Any) -> TrainConfig:
+    """A :class:`TrainConfig` from a JSON file (``data`` nested) with non-None ``overrides`` applied."""
+    raw = json.loads(Path(path).read_text()) if path else {}
+    data = DataConfig(**raw.pop("data", {}))
+    cfg = TrainConfig(**raw, data=data)
+    data_keys = {f.name for f in dataclasses.fields(DataConfig)}
+    top = {k: v for k, v in overrides.items() if v is not None and k not in data_keys}
+    sub = {k: v for k, v in overrides.items() if v is not None and k in data_keys}
+    return dataclasses.replace(cfg, **top, data=dataclasses.replace(cfg.data, **sub))
+
+
+def _lr_factor(cfg: TrainConfig, trained_s: float, since_start_s: float) -> float:
+    """Warm-up (also after a resume, since optimizer moments may restart) then cosine to 2% by total_minutes."""
+    warm = min(1.0, (since_start_s + 1.0) / cfg.warmup_s)
+    progress = min(1.0, trained_s / (cfg.total_minutes * 60))
+    return warm * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def _resume(folder: Path, model: DBNet, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """Restore from a checkpoint folder; when only the weights travelled, restart the optimizer."""
+    from safetensors.torch import load_file
+
+    from vision.training.checkpoint import load_checkpoint
+
+    manifest = json.loads((folder / "trainer.json").read_text())
+    if all((folder / n).is_file() for n in manifest["optim_files"]):
+        state = load_checkpoint(folder, model=model, optimizer=optimizer, rng=False)
+        return {**state.extra, "step": state.step, "optimizer": "restored"}
+    weights: dict[str, torch.Tensor] = {}
+    for name in manifest["model_files"]:
+        weights.update(load_file(str(folder / name)))
+    model.load_state_dict(weights)
+    extra = {k: v for k, v in manifest["trainer"]["extra"].get("__dict__", [])}
+    return {**extra, "step": manifest["step"], "optimizer": "restarted"}
+
+
+def _batch_to(batch: dict[str, torch.Tensor], device: torch.device, cfg: DBNet) -> tuple[torch.Tensor, ...]:
+    """uint8 crops and targets to normalised float tensors on ``device`` (``[N, C, H, W]``)."""
+    mean = torch.tensor(cfg.config.mean, device=device).view(1, 3, 1, 1) * 255
+    std = torch.tensor(cfg.config.std, device=device).view(1, 3, 1, 1) * 255
+    x = (batch["image"].to(device, non_blocking=True).permute(0, 3, 1, 2).float() - mean) / std
+    maps = [batch[k].to(device, non_blocking=True).unsqueeze(1).float() for k in ("gt", "mask", "thresh", "thresh_mask")]
+    maps[2] = maps[2] / 255.0
+    return (x.contiguous(memory_format=torch.channels_last), *maps)
+
+
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Run one time-budgeted training call; returns the summary also written to ``OUT/metrics.json``."""
+    from vision.training.checkpoint import save_checkpoint, save_weights
+    from vision.training.detection_eval import validate
+
+    t_start = time.time()
+    device = torch.device(cfg.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    torch.manual_seed(cfg.seed)
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model = DBNet(CONFIGS[cfg.arch]).to(device).to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    state: dict[str, Any] = {"step": 0, "trained_s": 0.0, "samples": 0, "resumes": 0}
+    if cfg.resume and Path(cfg.resume, "trainer.json").is_file():
+        state.update(_resume(Path(cfg.resume), model, opt))
+        state["resumes"] = int(state.get("resumes", 0)) + 1
+    step, trained_s = int(state["step"]), float(state["trained_s"])
+    run_model = torch.compile(model) if cfg.compile else model
+    loader = DataLoader(DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
+                        batch_size=cfg.batch_size, num_workers=cfg.workers, pin_memory=device.type == "cuda",
+                        prefetch_factor=4 if cfg.workers else None, persistent_workers=False)
+    log = open(out / "train.log", "a")
+    budget = cfg.max_minutes * 60 - cfg.reserve_s
+    t_loop = time.time()
+    t_data = t_gpu = 0.0
+    last_ckpt = time.time()
+    steps_here = 0
+    model.train()
+    t0 = time.time()
+    for batch in loader:
+        t1 = time.time()
+        t_data += t1 - t0
+        for g in opt.param_groups:
+            g["lr"] = cfg.lr * _lr_factor(cfg, trained_s, time.time() - t_loop)
+        x, gt, mask, thresh, tmask = _batch_to(batch, device, model)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cfg.bf16):
+            pred = run_model(x)
+        loss, parts = db_loss(pred.logits, pred.thresh, gt, mask, thresh, tmask)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        step += 1
+        steps_here += 1
+        state["samples"] = int(state["samples"]) + x.shape[0]
+        t0 = time.time()
+        t_gpu += t0 - t1
+        trained_s = float(state["trained_s"]) + (t0 - t_loop)
+        if step % cfg.log_every == 0 or steps_here == 1:
+            line = (f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
+                    f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
+                    f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} data-wait {t_data / (t0 - t_loop):.2f}")
+            print(line, flush=True)
+            log.write(line + "\n")
+        if time.time() - last_ckpt > cfg.ckpt_every_s:
+            _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint)
+            last_ckpt = time.time()
+        if time.time() - t_start > budget or (cfg.max_steps and steps_here >= cfg.max_steps):
+            break
+    del loader
+    _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint)
+    weights = save_weights(model, out / f"det_{cfg.arch}.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+    summary = {"arch": cfg.arch, "step": step, "trained_s": round(trained_s, 1), "samples": state["samples"],
+               "steps_this_call": steps_here, "samples_per_s": round(steps_here * cfg.batch_size / max(t0 - t_loop, 1e-6), 1),
+               "data_wait_fraction": round(t_data / max(t0 - t_loop, 1e-6), 3), "optimizer": state.get("optimizer", "new"),
+               "weights": weights.name, "config": dataclasses.asdict(cfg)}
+    model.eval()
+    summary["validation"] = validate(model, cfg.data, device)
+    summary["wall_s"] = round(time.time() - t_start, 1)
+    (out / "metrics.json").write_text(json.dumps(summary, indent=2))
+    log.close()
+    return summary
+
+
+def _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint) -> None:  # noqa: ANN001
+    extra = {"trained_s": trained_s, "samples": int(state["samples"]), "resumes": int(state["resumes"])}
+    save_checkpoint(out / "ckpt", model=model, step=step, config=dataclasses.asdict(cfg), optimizer=opt,
+                    extra=extra, rng=False)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``vision train detection`` / ``python -m vision.training.detection``."""
+    parser.add_argument("--config", default=None, help="JSON recipe (TrainConfig fields, 'data' nested)")
+    parser.add_argument("--out", dest="out_dir", default=None, help="output folder (checkpoint, weights, metrics)")
+    parser.add_argument("--resume", default=None, help="checkpoint folder to continue from")
+    parser.add_argument("--max-minutes", type=float, default=None, help="wall-time budget of this call")
+    parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps (smoke tests)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    parser.add_argument("--workers", type=int, default=None, help="data-loader worker processes")
+    parser.add_argument("--batch-size", type=int, default=None, help="crops per step")
+    parser.add_argument("--crop", type=int, default=None, help="crop size in pixels")
+    parser.add_argument("--no-compile", dest="compile", action="store_false", default=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train with the recipe in ``--config`` and the command-line overrides."""
+    keys = ("out_dir", "resume", "max_minutes", "max_steps", "device", "workers", "batch_size", "crop", "compile")
+    cfg = load_config(args.config, **{k: getattr(args, k, None) for k in keys})
+    summary = train(cfg)
+    print(json.dumps({k: v for k, v in summary.items() if k != "config"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(prog="python -m vision.training.detection", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    sys.exit(run(p.parse_args()))
