@@ -7,7 +7,7 @@ ours), random 1024 x 1024 inputs. Rows: ``ref-fp32`` (segment-anything, eager fp
 :data:`vision.models.segmentation.sam.fast.LADDER` (``fp32`` ... ``sparse24``). Each row: images/s of the
 encoder (CUDA events around up to 5 / 10 / 30 batches at bs 32 / 8 / 1, after a warm-up that includes compilation), peak allocated
 memory, and agreement with our fp32 eager on the first two images of the batch: relative error of the
-embedding and of the low-res mask logits for 4 point prompts, and the IoU of the masks. ``nested`` is timed on
+embedding and of the low-res mask logits for 4 point prompts, and the IoU of the masks. Rows run in the priority order of :func:`plan` (bs 32 first); ``nested`` is timed on
 the decoder (prompts/s, a variable number of prompts per image, one jagged batch vs a loop over images); the
 automatic mask generator is timed against the reference's. Work runs in priority order (bs 32 first) until
 ``--budget`` seconds have passed; what is left is listed as skipped. JSON is rewritten after every row.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from vision.models.segmentation.sam import load_sam  # noqa: E402
 from vision.models.segmentation.sam.fast import LADDER, apply_fast  # noqa: E402
 
-ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "compile", "triton", "float8", "int8", "sparse24")
+ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "triton", "float8", "compile", "sparse24", "int8")
 COMPILED = {"compile", "triton", "float8", "int8", "sparse24"}
 
 
@@ -92,7 +92,7 @@ def agreement(model: Any, emb: torch.Tensor, base: Any, base_emb: torch.Tensor) 
     out = {"embed_rel_err": rel(emb, base_emb)}
     with torch.inference_mode():
         decode = getattr(model, "decode", None)
-        lg = decode(emb[:1], pts, lab)[0] if decode else _ref_decode(model, emb[:1], pts, lab)
+        lg = (decode(emb[:1], pts, lab) if decode else _ref_decode(model, emb[:1], pts, lab))[0]
         lg0 = base.decode(base_emb[:1].float(), pts, lab)[0]
     out["logits_rel_err"] = rel(lg, lg0)
     a, b = lg.float() > 0, lg0 > 0
@@ -185,10 +185,34 @@ def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
     bench.add(row)
 
 
+def plan(models: list[str], sizes: list[int], rungs: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Work in priority order, grouped by model: bs 32 of every rung first (vit_b, then vit_h without its fp32
+    rows, which need 70+ GB there), then fp32 at bs 8, then the fastest rungs at bs 8 and 1, then the rest."""
+    fast = ["bf16", "sdpa", "triton", "float8"]
+    order = [("vit_b", [(32, r) for r in ENCODER_RUNGS]),
+             ("vit_h", [(32, r) for r in ENCODER_RUNGS if "fp32" not in r] + [(8, "ref-fp32"), (8, "fp32")]),
+             ("vit_b", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", "fp32", *fast]]),
+             ("vit_h", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", *fast]]),
+             ("vit_b", [(bs, r) for bs in (8, 1) for r in ENCODER_RUNGS]),
+             ("vit_h", [(bs, r) for bs in (32, 8, 1) for r in ENCODER_RUNGS])]
+    done: set[tuple[str, int, str]] = set()
+    out = []
+    for variant, items in order:
+        keep = []
+        for bs, rung in items:
+            key = (variant, bs, rung)
+            if variant in models and bs in sizes and rung in rungs and key not in done:
+                done.add(key)
+                keep.append((bs, rung))
+        if keep:
+            out.append((variant, keep))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["vit_b", "vit_h"])
-    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[32, 8, 1], help="first one first for all models")
+    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[32, 8, 1])
     parser.add_argument("--rungs", nargs="+", default=list(ENCODER_RUNGS))
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", default="sam_bench.json")
@@ -197,18 +221,19 @@ def main() -> None:
         if hasattr(torch._dynamo.config, key):  # every rung recompiles fresh blocks; never fall back to eager
             setattr(torch._dynamo.config, key, 256)
     bench = Bench(args)
-    plan = [(v, [args.batch_sizes[0]]) for v in args.models] + [(v, args.batch_sizes[1:]) for v in args.models]
-    for variant, sizes in plan:
-        if not sizes:
+    extras_done = False
+    for variant, items in plan(args.models, args.batch_sizes, args.rungs):
+        if bench.left() < 20:
+            bench.add({"model": variant, "skipped": f"{len(items)} rows: time budget"})
             continue
         ref, ours = reference_pair(variant)
-        images = torch.randn(max(args.batch_sizes), 3, 1024, 1024, device="cuda")
+        images = torch.randn(max(bs for bs, _ in items + [(2, "")]), 3, 1024, 1024, device="cuda")
         with torch.inference_mode():
             base_emb = ours.image_encoder(images[:2])
-        for bs in sizes:
-            for rung in args.rungs:
-                encoder_row(bench, variant, rung, bs, ref, ours, base_emb, images)
-        if variant == "vit_b" and sizes[0] == args.batch_sizes[0]:
+        for bs, rung in items:
+            encoder_row(bench, variant, rung, bs, ref, ours, base_emb, images)
+        if variant == "vit_b" and not extras_done:
+            extras_done = True
             for extra in (nested_row, lambda b, o: amg_row(b, ref, o)):
                 try:
                     if bench.left() > 30:

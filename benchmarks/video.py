@@ -7,10 +7,11 @@ Videos are generated (and cached under ``--video-dir``): 30 fps H.264 (torchcode
 so a keyframe every 250 frames as in ordinary footage) showing a scrolling colour gradient, a fixed title and
 a caption that changes every 3 s. Rows, each over the same videos:
 
-* ``decode only``: the sampled frames decoded (and thrown away), one video after another: the floor set by
-  FFmpeg for this sampling rate.
-* ``video pipeline``: :class:`vision.pipelines.video.VideoOCR`: ``--workers`` decoder threads feeding batches
-  of ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge.
+* ``decode only, N thr``: the video pipeline with an OCR that returns empty pages: what N decoder threads
+  deliver (torchcodec decodes each video on one thread), the ceiling for the row below.
+* ``video pipeline, N thr``: :class:`vision.pipelines.video.VideoOCR`: N decoder threads feeding batches of
+  ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge. ``--workers 4,8``
+  runs both rows for each N.
 * ``frame by frame``: the baseline: decode a frame, OCR it alone (``predictor([frame])``), next frame;
   one video after another, no threads, then the same timeline merge.
 
@@ -38,8 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 MODES = {  # (height, width), sampling fps, videos, model device, batch size, decoder threads
-    "cpu": {"size": (720, 1280), "fps": 1.0, "videos": 1, "device": "cpu", "batch_size": 8, "workers": 1},
-    "gpu": {"size": (1080, 1920), "fps": 2.0, "videos": 8, "device": "cuda", "batch_size": 32, "workers": 4},
+    "cpu": {"size": (720, 1280), "fps": 1.0, "videos": 1, "device": "cpu", "batch_size": 8, "workers": "1"},
+    "gpu": {"size": (1080, 1920), "fps": 2.0, "videos": 8, "device": "cuda", "batch_size": 32, "workers": "4,8"},
 }
 WORDS = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL", "INDIA", "JULIET", "KILO",
          "LIMA", "MIKE", "NOVEMBER", "OSCAR", "PAPA", "QUEBEC", "ROMEO", "SIERRA", "TANGO")
@@ -66,36 +67,38 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
     font_path = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
     font = ImageFont.truetype(str(font_path), h // 16) if font_path.is_file() else ImageFont.load_default(h // 16)
     xs = np.linspace(0, 4 * np.pi, 2 * w, dtype=np.float32)
-    wide = np.stack([(0.5 + 0.25 * np.sin(xs + p)) * 255 for p in (0.0, 2.0, 4.0)], axis=-1).astype(np.uint8)
-    texts: dict[str, np.ndarray] = {}
+    row = np.stack([(0.25 + 0.125 * np.sin(xs + p)) * 255 for p in (0.0, 2.0, 4.0)], axis=-1).astype(np.uint8)
+    background = np.ascontiguousarray(np.broadcast_to(row, (h, 2 * w, 3)))  # dark gradient, twice as wide
+    masks: dict[str, np.ndarray] = {}
 
-    def overlay(text: str) -> np.ndarray:  # alpha mask of the title and the caption
-        if text not in texts:
+    def text_mask(text: str) -> np.ndarray:  # where the title and the caption are drawn
+        if text not in masks:
             layer = Image.new("L", (w, h), 0)
             draw = ImageDraw.Draw(layer)
             draw.text((w // 20, h // 12), "VIDEO OCR BENCHMARK", fill=255, font=font)
             draw.text((w // 20, h - h // 5), text, fill=255, font=font)
-            texts[text] = np.asarray(layer)[..., None] > 0
-        return texts[text]
+            masks[text] = np.asarray(layer) > 0
+        return masks[text]
 
     schedule = captions(seconds)
     encoder = Encoder()
     stream = encoder.add_video(height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast")
     tmp = path.with_name(f".part-{path.name}")  # keeps the .mp4 suffix: FFmpeg picks the container by it
     with encoder.open_file(str(tmp)):
-        chunk = []
+        chunk = torch.empty((rate, 3, h, w), dtype=torch.uint8)
+        filled = 0
         for k in range(int(seconds * rate)):
             t = k / rate
             shift = int(k * w / (rate * 8)) % w  # the background scrolls one width in 8 s
-            frame = np.repeat(wide[None, shift:shift + w], h, axis=0)
-            caption = next(text for text, start, end in schedule if start <= t < end)
-            frame = np.where(overlay(caption), np.uint8(255), frame // 2)  # white text on a darkened background
-            chunk.append(torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1))
-            if len(chunk) == rate:
-                stream.add_frames(torch.stack(chunk))
-                chunk = []
-        if chunk:
-            stream.add_frames(torch.stack(chunk))
+            frame = background[:, shift:shift + w].copy()
+            frame[text_mask(next(text for text, start, end in schedule if start <= t < end))] = 255
+            chunk[filled] = torch.from_numpy(frame).permute(2, 0, 1)
+            filled += 1
+            if filled == rate:
+                stream.add_frames(chunk)
+                filled = 0
+        if filled:
+            stream.add_frames(chunk[:filled])
     tmp.replace(path)
 
 
@@ -130,36 +133,45 @@ def found_captions(timeline: list[Any], seconds: float, interval: float) -> tupl
     return sum(any(fuzz.ratio(text, r) >= 80 for r in read) for text in shown), len(shown)
 
 
+def _null_predictor(pages: list[Any]) -> Any:
+    """Stands in for the OCR in the decode-only row: an empty page per frame."""
+    from vision.structures import Document, Page
+
+    return Document(pages=[Page(page_idx=p.index, dimensions=p.size, timestamp=p.timestamp) for p in pages])
+
+
 def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, seconds: float) -> list[dict[str, Any]]:
+    """Time every row over the same videos; see the module docstring."""
     from vision.io import DocumentFile
     from vision.pipelines.timeline import video_document
-    from vision.pipelines.video import FrameSampler, VideoOCR, VideoOCRConfig
+    from vision.pipelines.video import VideoOCR, VideoOCRConfig
 
-    config = VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=args.workers,
-                            decode_device=args.decode_device)
     total = seconds * len(paths)
     rows = []
 
-    def row(name: str, wall: float, frames: int, timelines: list[list[Any]] | None) -> dict[str, Any]:
-        found = [found_captions(t, seconds, config.interval) for t in timelines] if timelines else []
+    def row(name: str, wall: float, frames: int, timelines: list[list[Any]] | None, interval: float) -> dict[str, Any]:
+        found = [found_captions(t, seconds, interval) for t in timelines] if timelines else []
         return {"row": name, "seconds": round(wall, 3), "frames": frames, "frames_per_s": round(frames / wall, 2),
                 "x_real_time": round(total / wall, 2),
                 "captions_found": sum(f for f, _ in found) if found else None,
                 "captions_shown": sum(s for _, s in found) if found else None}
 
-    t0 = time.perf_counter()
-    frames = sum(sum(1 for _ in FrameSampler(str(p), config)) for p in paths)
-    rows.append(row("decode only", time.perf_counter() - t0, frames, None))
+    def pipeline(name: str, model: Any, config: VideoOCRConfig, keep: bool) -> None:
+        _sync(args.device)
+        t0 = time.perf_counter()
+        results = list(VideoOCR(model, config).run(paths))
+        _sync(args.device)
+        wall = time.perf_counter() - t0
+        if failed := [r.message for r in results if not r.ok]:
+            raise SystemExit(f"{name} failed: {failed}")
+        timelines = [r.document.timeline for r in results] if keep else None
+        rows.append(row(name, wall, sum(r.frames for r in results), timelines, config.interval))
 
-    _sync(args.device)
-    t0 = time.perf_counter()
-    results = list(VideoOCR(predictor, config).run(paths))
-    _sync(args.device)
-    wall = time.perf_counter() - t0
-    failed = [r.message for r in results if not r.ok]
-    if failed:
-        raise SystemExit(f"video pipeline failed: {failed}")
-    rows.append(row("video pipeline", wall, sum(r.frames for r in results), [r.document.timeline for r in results]))
+    for workers in args.workers:
+        config = VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=workers,
+                                decode_device=args.decode_device)
+        pipeline(f"decode only, {workers} thr", _null_predictor, config, keep=False)
+        pipeline(f"video pipeline, {workers} thr", predictor, config, keep=True)
 
     t0 = time.perf_counter()
     timelines, count = [], 0
@@ -172,11 +184,11 @@ def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, second
             pages.append(page)
         count += len(pages)
         timelines.append(video_document(pages, source=str(path), end=video.end, samples=len(pages),
-                                        interval=config.interval).timeline)
+                                        interval=1 / args.fps).timeline)
     _sync(args.device)
-    rows.append(row("frame by frame", time.perf_counter() - t0, count, timelines))
+    rows.append(row("frame by frame", time.perf_counter() - t0, count, timelines, 1 / args.fps))
     base = rows[-1]["seconds"]
-    for r in rows[1:]:
+    for r in rows:
         r["speedup_vs_frame_by_frame"] = round(base / r["seconds"], 2)
     return rows
 
@@ -206,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--videos", type=int, help="videos processed (default: 1 on cpu, 8 on gpu)")
     parser.add_argument("--fps", type=float, help="sampling rate (default: 1 on cpu, 2 on gpu)")
     parser.add_argument("--batch-size", type=int, help="frames per OCR batch")
-    parser.add_argument("--workers", type=int, help="decoder threads of the video pipeline")
+    parser.add_argument("--workers", help="decoder threads of the video pipeline; a comma list runs each")
     parser.add_argument("--device", help="model device (default: cpu or cuda by mode)")
     parser.add_argument("--decode-device", default="cpu", help="torchcodec decoding device (cpu, cuda, auto)")
     parser.add_argument("--weights", choices=("auto", "default", "random"), default="auto")
@@ -218,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is None:
             setattr(args, key, preset[key])
     size = preset["size"]
+    args.workers = [int(w) for w in str(args.workers).split(",")]
 
     import torch
 

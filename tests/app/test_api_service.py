@@ -106,8 +106,9 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_cli_serve_and_ui_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("VISION_CONFIG_FILE", "VISION_LIMITS__MAX_PAGES"):
-        monkeypatch.delenv(name, raising=False)
+    for name in ("VISION_CONFIG_FILE", "VISION_LIMITS__MAX_PAGES"):  # export_settings writes these:
+        monkeypatch.setenv(name, "")  # recorded, so that the teardown restores them
+        monkeypatch.delenv(name)
     config = tmp_path / "c.toml"
     config.write_text("[limits]\nmax_pages = 7\n")
     args = build_parser().parse_args(["serve", "--port", "9001", "--workers", "2", "--config", str(config),

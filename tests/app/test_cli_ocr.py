@@ -110,3 +110,13 @@ def test_write_atomically_replaces_whole_files(tmp_path):
     ocr_cli.write_atomically(target, "first")
     ocr_cli.write_atomically(target, "second")
     assert target.read_text() == "second" and [p.name for p in target.parent.iterdir()] == ["out.txt"]
+
+
+def test_main_builds_the_models_from_the_options(tmp_path, capsys):
+    image = _save_page(tmp_path / "page.png")
+    out = tmp_path / "page.json"
+    code = main(["ocr", str(image), "-o", str(out), "--format", "json", "--det-weights", "none",
+                 "--reco-weights", "none", "--device", "cpu", "--no-progress"])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert len(doc["pages"]) == 1 and doc["pages"][0]["dimensions"] == [360, 640]

@@ -21,6 +21,7 @@ import _app_media as _media
 
 READY_TIMEOUT_S = 120.0
 JOB_TIMEOUT_S = 180.0
+PAGES = 6  # pages of the PDF, and seconds (frames at 1 fps) of the video
 
 
 def _free_port() -> int:
@@ -58,15 +59,16 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
     jobs_dir = tmp_path / "jobs"
     config = tmp_path / "vision.toml"
     config.write_text(f'ui = false\n[models]\ndet_weights = "random"\nreco_weights = "random"\n'
+                      f'det_input_shapes = [[256, 256], [192, 256], [256, 192]]\n'
                       f'[jobs]\ndir = "{jobs_dir}"\nchunk_pages = 1\nworkers = 2\n')
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
     server = _start(config, port, log)
     try:
-        pdf = httpx.post(f"{base}/v1/jobs", files={"file": ("scan.pdf", _media.scanned_pdf(4))},
+        pdf = httpx.post(f"{base}/v1/jobs", files={"file": ("scan.pdf", _media.scanned_pdf(PAGES))},
                          params={"dpi": 72}, timeout=30)
-        clip = httpx.post(f"{base}/v1/jobs", files={"file": ("clip.mp4", _media.video(seconds=4.0))},
+        clip = httpx.post(f"{base}/v1/jobs", files={"file": ("clip.mp4", _media.video(seconds=float(PAGES)))},
                           params={"fps": 1}, timeout=30)
         assert (pdf.status_code, clip.status_code) == (202, 202)
         ids = {"pdf": pdf.json()["id"], "video": clip.json()["id"]}
@@ -83,22 +85,23 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
             server.wait(30)
     before = {name: _job_row(jobs_dir, job_id) for name, job_id in ids.items()}
     assert all(row["status"] == "running" for row in before.values()), before  # interrupted mid-way
-    assert all(1 <= row["done"] < 4 for row in before.values()), before
+    assert all(1 <= row["done"] < PAGES for row in before.values()), before
     server = _start(config, port, log)
     try:
         for name, job_id in ids.items():
             final = _wait_done(base, job_id, log)
-            assert (final["status"], final["attempts"], final["done"], final["total"]) == ("succeeded", 2, 4, 4), name
+            assert (final["status"], final["attempts"], final["done"], final["total"]) == (
+                "succeeded", 2, PAGES, PAGES), name
         document = httpx.get(f"{base}/v1/jobs/{ids['pdf']}/result", timeout=30).json()
         video = httpx.get(f"{base}/v1/jobs/{ids['video']}/result", timeout=30).json()
     finally:
         os.kill(server.pid, signal.SIGTERM)
         server.wait(60)
-    assert [p["page_idx"] for p in document["pages"]] == [0, 1, 2, 3]
+    assert [p["page_idx"] for p in document["pages"]] == list(range(PAGES))
     assert {tuple(p["dimensions"]) for p in document["pages"]} == {(480, 640)}
     assert document["source"] == "scan.pdf" and all(p["source"] == "scan.pdf" for p in document["pages"])
-    assert [p["timestamp"] for p in video["pages"]] == [0.0, 1.0, 2.0, 3.0]
-    assert [p["page_idx"] for p in video["pages"]] == [0, 1, 2, 3] and video["source"] == "clip.mp4"
+    assert [p["timestamp"] for p in video["pages"]] == [float(t) for t in range(PAGES)]
+    assert [p["page_idx"] for p in video["pages"]] == list(range(PAGES)) and video["source"] == "clip.mp4"
     for name, job_id in ids.items():  # pages done before the kill kept their checkpoints: not recomputed
         pages_dir = jobs_dir / job_id / "pages"
         kept = [pages_dir / f"{i:06d}.json" for i in range(before[name]["done"])]

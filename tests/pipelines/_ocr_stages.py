@@ -84,7 +84,8 @@ class InkDetector:
                 x1, y1 = pts.max(axis=0) + 1
                 quads.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
             else:
-                quads.append(order_quad(cv2.boxPoints(cv2.minAreaRect(pts))))
+                (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)  # through pixel centres: grow to pixel edges
+                quads.append(order_quad(cv2.boxPoints(((cx + 0.5, cy + 0.5), (rw + 1, rh + 1), angle))))
         polygons = np.asarray(quads, np.float32).reshape(-1, 4, 2) / [w, h]
         boxes = np.concatenate([polygons.min(axis=1), polygons.max(axis=1)], axis=1)
         return Detection(boxes.astype(np.float32), np.ones(len(boxes), np.float32), polygons.astype(np.float32))

@@ -73,8 +73,9 @@ def polygon_crops(image: np.ndarray, polygons: np.ndarray) -> list[np.ndarray]:
     sizes = np.maximum(np.round(polygon_sizes(pts)), 1).astype(int)
     crops = []
     for quad, (ch, cw) in zip(pts, sizes):
-        dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], dtype=np.float32)
-        matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+        # relative geometry puts pixel i on [i, i + 1); OpenCV puts pixel i at i: shift both sides by half
+        dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], dtype=np.float32) - 0.5
+        matrix = cv2.getPerspectiveTransform((quad - 0.5).astype(np.float32), dst)
         crops.append(cv2.warpPerspective(image, matrix, (int(cw), int(ch)), flags=cv2.INTER_LINEAR,
                                          borderMode=cv2.BORDER_REPLICATE))
     return crops

@@ -95,7 +95,9 @@ def relpos_attention(q: Tensor, k: Tensor, v: Tensor, rel_pos_h: Tensor, rel_pos
     if impl == "triton" and q.is_cuda and triton is not None:
         return _relpos_flash(q, k, v, rel_h, rel_w, q.shape[-1] ** -0.5)
     if impl == "math":
-        attn = (q * q.shape[-1] ** -0.5) @ k.transpose(-2, -1) + _dense_bias(rel_h, rel_w)
+        b, n_heads, n, _ = q.shape
+        attn = (q * q.shape[-1] ** -0.5) @ k.transpose(-2, -1)  # (B, heads, N, N); the bias is added in place
+        attn.view(b, n_heads, n, *hw).add_(rel_h[..., :, None]).add_(rel_w[..., None, :])
         return (attn.softmax(dim=-1) @ v).transpose(1, 2)
     if impl not in ("sdpa", "triton"):
         raise ValueError(f"unknown attention impl {impl!r}; expected 'math', 'sdpa' or 'triton'")
@@ -177,7 +179,7 @@ def _block_sizes(n: int, wk: int, d: int) -> tuple[int, int, int, int]:
     block_d = max(16, triton.next_power_of_2(d))
     block_n = wk if wk in (16, 32, 64, 128) else 64
     block_m = 128 if n >= 128 else max(16, triton.next_power_of_2(n))
-    return block_m, block_n, block_d, 8 if block_d > 64 else 4
+    return block_m, block_n, block_d, 8 if block_m >= 128 else 4  # 8 warps hold the 128 x 64 fp32 bias tile
 
 
 def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale: float) -> Tensor:

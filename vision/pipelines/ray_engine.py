@@ -28,7 +28,7 @@ import numpy as np
 from vision.errors import VisionError
 from vision.io.page import PageImage
 from vision.pipelines.timeline import video_document
-from vision.pipelines.video import FrameSampler, VideoOCRConfig, VideoResult, describe_error
+from vision.pipelines.video import VideoOCRConfig, VideoResult, describe_error
 from vision.pipelines.video_outputs import write_outputs
 from vision.structures import Document
 
@@ -47,7 +47,7 @@ def _row(path: str, kind: str, *, index: int = -1, timestamp: float = -1.0, imag
 def decode_rows(row: dict[str, Any], config: VideoOCRConfig) -> Iterator[dict[str, Any]]:
     """Ray ``flat_map`` body: one video's sampled frames, then an ``end`` row (or an ``error`` row)."""
     path = str(row["path"])
-    sampler = FrameSampler(path, config)
+    sampler = config.sampler(path)
     count = 0
     try:
         for frame in sampler:
@@ -90,7 +90,7 @@ def _resources(ray: Any) -> dict[str, float]:
 
 
 def run_ray(jobs: Sequence[tuple[str, str]], factory: Callable[[], Callable], config: VideoOCRConfig,
-            formats: Sequence[str], *, address: str | None = None, workers: int = 2,
+            formats: Sequence[str], *, address: str | None = None, workers: int = 2, progress: bool = True,
             init_kwargs: dict[str, Any] | None = None) -> Iterator[VideoResult]:
     """Run the video job on Ray; yields one :class:`VideoResult` per video as it is written.
 
@@ -101,6 +101,7 @@ def run_ray(jobs: Sequence[tuple[str, str]], factory: Callable[[], Callable], co
         formats: output formats (see :data:`vision.pipelines.video_outputs.FORMATS`).
         address: cluster to join when Ray is not initialised yet (``None``: ``RAY_ADDRESS`` or a local one).
         workers: OCR actors in the pool.
+        progress: show Ray Data's progress bars (one per stage).
         init_kwargs: more ``ray.init`` arguments (e.g. ``num_cpus`` for a local instance).
 
     Results carry no document (it was written to disk); failures carry the error.
@@ -114,6 +115,7 @@ def run_ray(jobs: Sequence[tuple[str, str]], factory: Callable[[], Callable], co
     if started:
         ray.init(address=address, **(init_kwargs or {}))
     try:
+        ray.data.DataContext.get_current().enable_progress_bars = progress
         stems = {str(path): Path(stem) for path, stem in jobs}
         ds = ray.data.from_items([{"path": path} for path in stems], override_num_blocks=len(stems))
         ds = ds.flat_map(decode_rows, fn_kwargs={"config": config}, num_cpus=1)

@@ -8,10 +8,8 @@ Data flow (``workers`` decoder threads, one consumer)::
 
 Decoding overlaps the models because torchcodec and FFmpeg release the GIL while decoding, as torch does
 while running the models; the queue bound keeps memory flat (never a whole video in memory: at most
-``queue_size + batch_size + workers`` frames are alive, and OCR pages drop their image unless asked).
-
-Sampling: frames are read at ``fps`` per second. With ``scene_change=True`` that rate is the probe rate and a
-probed frame reaches the OCR only when it differs from the last frame that did (see :class:`SceneChange`).
+``queue_size + batch_size`` frames plus what each decoder thread holds, its reader's decode chunk, are
+alive, and OCR pages drop their image unless asked). Sampling: :mod:`vision.pipelines.video_sampling`.
 """
 
 from __future__ import annotations
@@ -23,12 +21,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import cv2
-import numpy as np
-
 from vision.errors import VisionError
 from vision.io.page import PageImage
 from vision.pipelines.timeline import TimelineConfig, video_document
+from vision.pipelines.video_sampling import FrameSampler, Reader, SceneChange
 from vision.settings import DEFAULT_LIMITS, Limits
 from vision.structures import Document
 
@@ -36,7 +32,6 @@ __all__ = ["VideoOCRConfig", "SceneChange", "FrameSampler", "VideoResult", "Vide
            "describe_error"]
 
 Predictor = Callable[[list[PageImage]], Document]
-Reader = Callable[..., Iterable[PageImage]]
 
 
 @dataclass(frozen=True)
@@ -84,106 +79,16 @@ class VideoOCRConfig:
         """Seconds between probed frames."""
         return 1.0 / self.fps
 
-
-class SceneChange:
-    """The cheap scene-change rule: keep a frame when it visibly differs from the last kept frame.
-
-    Both frames are shrunk by area averaging to a grid ``grid`` cells wide (64: a cell is 20 px of a 1280-px
-    frame, about the height of a caption letter) and turned grey. A frame is a change when at least
-    ``min_cells`` cells moved by more than ``threshold`` grey levels. Averaging over a cell removes
-    compression noise (well under 16 levels on static footage) while a word appearing or vanishing moves its
-    cells by tens of levels. The first frame is always kept; comparing to the last *kept* frame (not the
-    previous one) lets slow fades add up to a change.
-    """
-
-    def __init__(self, threshold: float = 16.0, min_cells: int = 2, grid: int = 64) -> None:
-        self.threshold, self.min_cells, self.grid = threshold, min_cells, grid
-        self._last: np.ndarray | None = None
-
-    def _thumb(self, image: np.ndarray) -> np.ndarray:
-        h, w = image.shape[:2]
-        size = (min(self.grid, w), max(1, round(min(self.grid, w) * h / w)))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        return cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.int16)
-
-    def __call__(self, image: np.ndarray) -> bool:
-        """Whether ``image`` (RGB ``H x W x 3`` uint8) starts a new scene; it becomes the reference if so."""
-        thumb = self._thumb(image)
-        if self._last is not None and self._last.shape == thumb.shape:
-            changed = int(np.count_nonzero(np.abs(thumb - self._last) > self.threshold))
-            if changed < self.min_cells:
-                return False
-        self._last = thumb
-        return True
-
-
-def _default_reader(source: str, **kwargs: Any) -> Iterable[PageImage]:
-    from vision.io import DocumentFile
-
-    return DocumentFile.from_video(source, **kwargs)
-
-
-class FrameSampler:
-    """The frames of one video that reach the OCR, streamed.
-
-    :meth:`open` opens the video (errors for broken files surface there or during iteration). Frames keep
-    their position in the probe sequence as ``index`` (so scene-change sampling leaves holes). After
-    iteration, :attr:`end` is the time the last probed frame stops standing for (the next sample time,
-    cut at the end of the stream; ``None`` for a video without frames) and :attr:`probed` the number of
-    frames decoded.
-    """
-
-    def __init__(self, source: str, config: VideoOCRConfig, reader: Reader | None = None) -> None:
-        self.source, self.config = source, config
-        self.reader = reader or _default_reader
-        self.end: float | None = None
-        self.probed = 0
-        self._frames: Iterable[PageImage] | None = None
-
-    def open(self) -> int | None:
-        """Open the video; returns how many frames will reach the OCR when that is known in advance."""
-        cfg = self.config
-        self._frames = self.reader(self.source, fps=cfg.fps, start=cfg.start, end=cfg.end,
-                                   device=cfg.decode_device, limits=cfg.limits)
-        if cfg.scene_change or not hasattr(self._frames, "__len__"):
-            return None
-        return len(self._frames)  # type: ignore[arg-type]
-
-    def __iter__(self) -> Iterator[PageImage]:
-        if self._frames is None:
-            self.open()
-        cfg = self.config
-        scene = SceneChange(cfg.scene_threshold, cfg.scene_min_cells) if cfg.scene_change else None
-        last: float | None = None
-        try:
-            for frame in self._frames:  # type: ignore[union-attr]
-                if frame.timestamp is None:
-                    frame.timestamp = self.probed * cfg.interval
-                frame.index = self.probed
-                self.probed += 1
-                last = float(frame.timestamp)
-                if scene is None or scene(frame.image):
-                    yield frame
-        finally:
-            close = getattr(self._frames, "close", None)
-            if close is not None:
-                close()
-        if last is not None:  # the last sample stands until the next sample time, cut at the stream's end
-            first = getattr(self._frames, "start", None)  # VideoFile: where sampling started, in seconds
-            following = float(first) + self.probed * cfg.interval if _is_number(first) else last + cfg.interval
-            self.end = max(last, following)
-            stream_end = getattr(self._frames, "end", None)  # VideoFile: end of the stream (or of the range)
-            if _is_number(stream_end) and stream_end > last:
-                self.end = min(self.end, float(stream_end))
+    def sampler(self, source: str, reader: Reader | None = None) -> FrameSampler:
+        """The :class:`FrameSampler` of one video under these settings."""
+        scene = SceneChange(self.scene_threshold, self.scene_min_cells) if self.scene_change else None
+        return FrameSampler(source, fps=self.fps, start=self.start, end=self.end, device=self.decode_device,
+                            limits=self.limits, scene=scene, reader=reader)
 
 
 def describe_error(source: str, exc: BaseException) -> str:
     """A one-line message naming the video (a VisionError's message already does)."""
     return str(exc) if isinstance(exc, VisionError) else f"{source}: {type(exc).__name__}: {exc}"
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -293,7 +198,7 @@ class VideoOCR:
                 if job is None:
                     return
                 sid, source = job
-                sampler = FrameSampler(source, self.config, self.reader)
+                sampler = self.config.sampler(source, self.reader)
                 try:
                     if not put(("start", sid, sampler.open())):
                         return

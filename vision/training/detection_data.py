@@ -19,6 +19,7 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from vision.training.losses.db import THRESH_MIN, db_targets
+from vision.training.synth.pdf_pages import WORDS_FILE
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
 
 __all__ = ["DataConfig", "PageWords", "PageSources", "make_page", "random_crops", "DetectionStream",
@@ -81,7 +82,7 @@ class PageSources:
 
         self.cfg = cfg
         self.pdf = None
-        if cfg.pdf_dir and Path(cfg.pdf_dir, "words.json").is_file():
+        if cfg.pdf_dir and Path(cfg.pdf_dir, WORDS_FILE).is_file():
             n = len(RenderedPages(Path(cfg.pdf_dir)).records)
             split = max(n - cfg.val_pages, 0)
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))

@@ -32,9 +32,13 @@ def _weights(value: str) -> str | None:
 
 def build_ocr_predictor(models: ModelSettings) -> Any:
     """The OCR predictor the settings describe (built once per process)."""
+    from vision.models.detection.predictor import detection_predictor
     from vision.pipelines.ocr import ocr_predictor
 
-    return ocr_predictor(models.det_arch, models.reco_arch, det_weights=_weights(models.det_weights),
+    detector = detection_predictor(models.det_arch, weights=_weights(models.det_weights), device=models.device)
+    if models.det_input_shapes:
+        detector.shapes = tuple(tuple(s) for s in models.det_input_shapes)  # smaller inputs: faster, coarser
+    return ocr_predictor(models.det_arch, models.reco_arch, det_predictor=detector,
                          reco_weights=_weights(models.reco_weights), device=models.device)
 
 
@@ -102,10 +106,9 @@ class SamService:
         """
         with self._lock:
             self.predictor.set_image(image)
-            masks, scores, *_ = self.predictor.predict(points=points, labels=labels, boxes=box,
-                                                       multimask=multimask)
-        masks = np.asarray(masks).reshape(-1, *image.shape[:2]).astype(bool)  # (M, H, W)
-        scores = np.asarray(scores, dtype=np.float64).reshape(-1)  # (M,)
+            prediction = self.predictor.predict(points=points, labels=labels, boxes=box, multimask=multimask)
+        masks = np.asarray(prediction.masks[0], dtype=bool)  # one prompt: (M, H, W)
+        scores = np.asarray(prediction.scores[0], dtype=np.float64)  # (M,)
         order = np.argsort(-scores)
         return [MaskResult(masks[i], float(scores[i])) for i in order]
 

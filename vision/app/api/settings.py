@@ -70,6 +70,8 @@ class ModelSettings(_Group):
     reco_arch: str | None = Field(None, description="recognition architecture; None: default")
     det_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
     reco_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
+    det_input_shapes: list[tuple[int, int]] | None = Field(
+        None, description="static (height, width) inputs of the detector; None: its defaults (1024 px)")
     device: str | None = Field(None, description="torch device; None picks CUDA when present")
     sam_checkpoint: Path | None = Field(None, description="SAM checkpoint; enables POST /v1/segment and the UI tab")
     sam_model_type: str = Field("vit_b", description="SAM image encoder size: vit_b, vit_l or vit_h")

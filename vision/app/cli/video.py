@@ -174,7 +174,7 @@ def _ray(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig,
     by_source = {str(job.source): job for job in jobs}
     pairs = [(str(job.source), str(job.stem)) for job in jobs]
     for result in run_ray(pairs, predictor_factory(args), config, args.format, address=args.ray_address,
-                          workers=args.workers):
+                          workers=args.workers, progress=not args.no_progress):
         yield by_source[result.source], result
 
 

@@ -13,6 +13,7 @@ line therefore share their top and bottom, like hand-labelled word boxes.
 from __future__ import annotations
 
 import ctypes
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +21,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["CAP", "DESC", "PdfWord", "extract_words", "render_page", "ink_check", "build_page_set",
+__all__ = ["CAP", "DESC", "PdfWord", "extract_words", "render_page", "ink_check", "build_page_set", "WORDS_FILE",
            "RenderedPages"]
 
+WORDS_FILE = "words.json.gz"
 CAP, DESC = 0.70, 0.21  # cap height and descender depth in em: typical of Latin text faces (Times 0.66/0.22,
 # Helvetica 0.72/0.21, Computer Modern 0.68/0.19)
 
@@ -118,14 +120,14 @@ def ink_check(image: np.ndarray, boxes: np.ndarray) -> tuple[float, int]:
 
 
 def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, per_file: int = 1,
-                   min_words: int = 40, seed: int = 0, scale: float = 1.6, levels: int = 8) -> int:
-    """Render pages whose text layer matches their ink to ``out_dir/pages/*.png`` plus ``out_dir/words.json``.
+                   min_words: int = 40, seed: int = 0, scale: float = 1.6, levels: int = 4) -> int:
+    """Render pages whose text layer matches their ink to ``out_dir/pages/*.png``, words to ``WORDS_FILE``.
 
     Files are visited in a seeded random order, trying a few random pages each and keeping at most
     ``per_file``, until ``max_pages`` are kept. A page is kept when all its words are straight, it has
     ``min_words`` of them, under 2% lack ink and fewer than 10 text-like blobs lie outside words (see
-    :func:`ink_check`). Pages are stored gray with ``levels`` grey levels (about 30 kB a page at scale 1.6,
-    ~115 dpi: small enough to carry a few hundred to the GPU machine). Returns the number of pages kept.
+    :func:`ink_check`). Pages are stored with ``levels`` grey levels (4 levels: about 27 kB a page at scale
+    1.6, ~115 dpi; small enough to carry several hundred to the GPU machine). Returns the pages kept.
     """
     import pypdfium2 as pdfium
     from PIL import Image
@@ -160,7 +162,8 @@ def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, 
                                                           for w, b in zip(words, boxes)]})
             kept += 1
         doc.close()
-    (out_dir / "words.json").write_text(json.dumps(records))
+    with gzip.open(out_dir / WORDS_FILE, "wt", encoding="utf-8") as f:
+        json.dump(records, f)
     return len(records)
 
 
@@ -169,7 +172,8 @@ class RenderedPages:
 
     def __init__(self, root: Path, indices: Iterable[int] | None = None) -> None:
         self.root = Path(root)
-        self.records = json.loads((self.root / "words.json").read_text())
+        with gzip.open(self.root / WORDS_FILE, "rt", encoding="utf-8") as f:
+            self.records = json.load(f)
         self.indices = list(indices) if indices is not None else list(range(len(self.records)))
 
     def __len__(self) -> int:

@@ -41,8 +41,8 @@ class PositionEmbeddingRandom(nn.Module):
 
     def forward_with_coords(self, coords: Tensor, image_size: tuple[int, int]) -> Tensor:
         """``(B, N, 2)`` pixel ``(x, y)`` coordinates on an ``image_size = (H, W)`` input -> ``(B, N, C)``."""
-        scale = coords.new_tensor([1.0 / image_size[1], 1.0 / image_size[0]], dtype=torch.float32)
-        return self._pe_encoding(coords.float() * scale)
+        coords = coords.float()
+        return self._pe_encoding(torch.stack([coords[..., 0] / image_size[1], coords[..., 1] / image_size[0]], -1))
 
 
 class PromptEncoder(nn.Module):

@@ -149,7 +149,7 @@ class Sam(nn.Module):
         emb = self.encode(images)
         b = images.shape[0]
         p = (points if points is not None else boxes).shape[1]
-        index = torch.arange(b, device=images.device).repeat_interleave(p)
+        index = torch.arange(b, device=images.device)[:, None].expand(b, p).reshape(-1)  # image of each prompt
         logits, iou = self.decode(emb, None if points is None else points.flatten(0, 1),
                                   None if labels is None else labels.flatten(0, 1),
                                   None if boxes is None else boxes.flatten(0, 1), multimask=multimask,
