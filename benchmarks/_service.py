@@ -1,4 +1,4 @@
-"""Shared by the service benchmarks: start ``vision serve`` on a loopback port with given settings, a payload."""
+"""Shared by the service benchmarks: start ``vision serve`` on a loopback port with given settings."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import psutil
@@ -34,12 +35,18 @@ def service_config(args: Any, **batching: Any) -> dict[str, Any]:
     if args.det_size:
         s = args.det_size
         models["det_input_shapes"] = [[s, s], [s, s * 3 // 4], [s * 3 // 4, s]]
-    return {"ui": False, "models": models, "batching": batching,
-            "limits": {"request_timeout_s": args.timeout}}
+    return {
+        "ui": False,
+        "models": models,
+        "batching": batching,
+        "limits": {"request_timeout_s": args.timeout},
+    }
 
 
 @contextlib.contextmanager
-def running_server(config: dict[str, Any], *, ready_timeout: float = 300.0) -> Iterator[tuple[str, psutil.Process]]:
+def running_server(
+    config: dict[str, Any], *, ready_timeout: float = 300.0
+) -> Iterator[tuple[str, psutil.Process]]:
     """Start ``vision serve`` with ``config`` (a temporary JSON settings file and jobs folder).
 
     Yields the base URL and the server process; stops it (SIGTERM, then SIGKILL) on exit.
@@ -48,16 +55,34 @@ def running_server(config: dict[str, Any], *, ready_timeout: float = 300.0) -> I
         path = Path(tmp) / "settings.json"
         path.write_text(json.dumps({**config, "jobs": {"dir": str(Path(tmp) / "jobs")}}))
         port = free_port()
-        log = open(Path(tmp) / "server.log", "wb")
-        proc = subprocess.Popen([sys.executable, "-c", _MAIN, "serve", "--host", "127.0.0.1", "--port", str(port),
-                                 "--config", str(path), "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT,
-                                cwd=REPO)
+        with open(Path(tmp) / "server.log", "wb") as log:  # the child keeps its own copy of the descriptor
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    _MAIN,
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--config",
+                    str(path),
+                    "--log-level",
+                    "warning",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=REPO,
+            )
         base = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + ready_timeout
             while not _ready(base):
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not start:\n{(Path(tmp) / 'server.log').read_text()[-3000:]}")
+                    raise RuntimeError(
+                        f"server did not start:\n{(Path(tmp) / 'server.log').read_text()[-3000:]}"
+                    )
                 time.sleep(0.2)
             yield base, psutil.Process(proc.pid)
         finally:
@@ -67,7 +92,6 @@ def running_server(config: dict[str, Any], *, ready_timeout: float = 300.0) -> I
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(30)
-            log.close()
 
 
 def _ready(base: str) -> bool:
@@ -80,8 +104,11 @@ def _ready(base: str) -> bool:
 def batch_stats(base: str) -> tuple[float, float]:
     """``(model batches, pages)`` so far, from the server's Prometheus metrics."""
     text = httpx.get(f"{base}/metrics", timeout=10).text
-    values = {line.split(" ")[0]: float(line.split(" ")[1]) for line in text.splitlines()
-              if line.startswith("vision_batch_pages_")}
+    values = {
+        line.split(" ")[0]: float(line.split(" ")[1])
+        for line in text.splitlines()
+        if line.startswith("vision_batch_pages_")
+    }
     return values.get("vision_batch_pages_count", 0.0), values.get("vision_batch_pages_sum", 0.0)
 
 
@@ -96,8 +123,12 @@ def percentile(values: list[float], q: float) -> float:
 def add_common_arguments(parser: Any) -> None:
     """Options both service benchmarks take."""
     parser.add_argument("--weights", default="random", help='"random" or "default" (the shipped models)')
-    parser.add_argument("--det-size", type=int, default=256,
-                        help="detector input side in px (0: the model's default, 1024); small keeps a 2-core CPU busy "
-                             "with the service rather than with one big convolution")
+    parser.add_argument(
+        "--det-size",
+        type=int,
+        default=256,
+        help="detector input side in px (0: the model's default, 1024); small keeps a 2-core CPU busy "
+        "with the service rather than with one big convolution",
+    )
     parser.add_argument("--timeout", type=float, default=120.0, help="server request timeout, seconds")
     parser.add_argument("--page", type=Path, default=SAMPLE, help="image posted by every request")

@@ -37,8 +37,12 @@ def ensure_tesseract() -> str:
     exe = shutil.which("tesseract")
     if exe is None and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "tesseract-ocr"],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "tesseract-ocr"],
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
         exe = shutil.which("tesseract")
     if exe is None:
         raise SystemExit("tesseract not found: run `sudo apt-get install tesseract-ocr`")
@@ -52,8 +56,12 @@ def tesseract_version(exe: str) -> str:
 
 def tesseract_page(exe: str, path: Path, size: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
     """Words of one image by ``tesseract IMAGE stdout --psm 3 tsv``: relative boxes ``[N, 4]`` and texts."""
-    out = subprocess.run([exe, str(path), "stdout", "--psm", "3", "-l", "eng", "tsv"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [exe, str(path), "stdout", "--psm", "3", "-l", "eng", "tsv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     h, w = size
     boxes, texts = [], []
     for row in out.splitlines()[1:]:
@@ -65,8 +73,11 @@ def tesseract_page(exe: str, path: Path, size: tuple[int, int]) -> tuple[np.ndar
     return np.asarray(boxes, dtype=np.float64).reshape(-1, 4), texts
 
 
-def measure(name: str, samples: list[PageSample], read: Callable[[PageSample], tuple[np.ndarray, list[str]]],
-            ) -> dict[str, Any]:
+def measure(
+    name: str,
+    samples: list[PageSample],
+    read: Callable[[PageSample], tuple[np.ndarray, list[str]]],
+) -> dict[str, Any]:
     """Time ``read`` (file in, words out) over the pages and score what it returns."""
     det = {0.5: Counts(), 0.3: Counts()}
     e2e = {0.5: Counts(), 0.3: Counts()}
@@ -80,10 +91,18 @@ def measure(name: str, samples: list[PageSample], read: Callable[[PageSample], t
         for t in det:
             det[t], e2e[t] = det[t] + s["det"][t], e2e[t] + s["e2e"][t]
         dist, length = dist + s["cer"][0], length + s["cer"][1]
-    return {"engine": name, "pages": len(samples), "seconds": round(seconds, 3),
-            "s_per_page": round(seconds / len(samples), 3), "pages_per_s": round(len(samples) / seconds, 3),
-            "det_f1": round(det[0.5].f1, 4), "e2e_f1": round(e2e[0.5].f1, 4), "det_f1_iou03": round(det[0.3].f1, 4),
-            "e2e_f1_iou03": round(e2e[0.3].f1, 4), "cer": round(dist / max(length, 1), 4)}
+    return {
+        "engine": name,
+        "pages": len(samples),
+        "seconds": round(seconds, 3),
+        "s_per_page": round(seconds / len(samples), 3),
+        "pages_per_s": round(len(samples) / seconds, 3),
+        "det_f1": round(det[0.5].f1, 4),
+        "e2e_f1": round(e2e[0.5].f1, 4),
+        "det_f1_iou03": round(det[0.3].f1, 4),
+        "e2e_f1_iou03": round(e2e[0.3].f1, 4),
+        "cer": round(dist / max(length, 1), 4),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,18 +130,27 @@ def main(argv: list[str] | None = None) -> int:
         return np.array([w.geometry for w in page.words]).reshape(-1, 4), [w.value for w in page.words]
 
     vision_page(samples[0])  # warm-up (allocator, first-call overheads), not timed
-    rows = [measure("vision", samples, vision_page),
-            measure("tesseract", samples, lambda s: tesseract_page(exe, s.image_path, (s.height, s.width)))]
+    rows = [
+        measure("vision", samples, vision_page),
+        measure("tesseract", samples, lambda s: tesseract_page(exe, s.image_path, (s.height, s.width))),
+    ]
     ratio = rows[0]["pages_per_s"] / rows[1]["pages_per_s"]
-    report = {"set": args.data.name, "machine": f"{platform.processor() or platform.machine()}, "
-              f"{os.cpu_count()} cores, {args.threads} threads", "tesseract": tesseract_version(exe),
-              "rows": rows, "speed_ratio_vision_over_tesseract": round(ratio, 2)}
+    report = {
+        "set": args.data.name,
+        "machine": f"{platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, {args.threads} threads",
+        "tesseract": tesseract_version(exe),
+        "rows": rows,
+        "speed_ratio_vision_over_tesseract": round(ratio, 2),
+    }
 
     print(f"{report['set']}: {len(samples)} pages, {report['machine']}, {report['tesseract']}")
     print(f"{'engine':<10} {'s/page':>7} {'pages/s':>8} {'det F1':>7} {'e2e F1':>7} {'e2e@.3':>7} {'CER':>6}")
     for r in rows:
-        print(f"{r['engine']:<10} {r['s_per_page']:>7.3f} {r['pages_per_s']:>8.3f} {r['det_f1']:>7.4f} "
-              f"{r['e2e_f1']:>7.4f} {r['e2e_f1_iou03']:>7.4f} {r['cer']:>6.3f}")
+        print(
+            f"{r['engine']:<10} {r['s_per_page']:>7.3f} {r['pages_per_s']:>8.3f} {r['det_f1']:>7.4f} "
+            f"{r['e2e_f1']:>7.4f} {r['e2e_f1_iou03']:>7.4f} {r['cer']:>6.3f}"
+        )
     print(f"vision pages/s = {ratio:.2f} x Tesseract's")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

@@ -45,15 +45,16 @@ def letter_pages(n: int, seed: int = 0) -> list[np.ndarray]:
     for _ in range(n):
         dy, dx = (int(v) for v in rng.integers(-24, 25, size=2))
         page = np.full_like(base, 255)
-        src = base[max(0, -dy):base.shape[0] - max(0, dy), max(0, -dx):base.shape[1] - max(0, dx)]
-        page[max(0, dy):max(0, dy) + src.shape[0], max(0, dx):max(0, dx) + src.shape[1]] = src
+        src = base[max(0, -dy) : base.shape[0] - max(0, dy), max(0, -dx) : base.shape[1] - max(0, dx)]
+        page[max(0, dy) : max(0, dy) + src.shape[0], max(0, dx) : max(0, dx) + src.shape[1]] = src
         pages.append(page)
     return pages
 
 
 def _int8(model: Any) -> Any:
-    from vision import fast  # noqa: F401  (fails cleanly when the package has no fast paths)
     from vision.fast.quantize import quantize_int8  # type: ignore[import-not-found]
+
+    from vision import fast  # noqa: F401  (fails cleanly when the package has no fast paths)
 
     return quantize_int8(model)
 
@@ -68,10 +69,17 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
 
     weights = None if args.random_weights else "default"
     dtype = torch.bfloat16 if "bf16" in rung else torch.float32
-    det = detection_predictor(args.det_arch, weights=weights, device=args.device, dtype=dtype,
-                              batch_size=args.det_batch_size)
-    reco = recognition_predictor(args.reco_arch, weights=weights, device=args.device, dtype=dtype,
-                                 batch_size=args.reco_batch_size, compile="compile" in rung)
+    det = detection_predictor(
+        args.det_arch, weights=weights, device=args.device, dtype=dtype, batch_size=args.det_batch_size
+    )
+    reco = recognition_predictor(
+        args.reco_arch,
+        weights=weights,
+        device=args.device,
+        dtype=dtype,
+        batch_size=args.reco_batch_size,
+        compile="compile" in rung,
+    )
     if "int8" in rung:
         det.model, reco.model = _int8(det.model), _int8(reco.model)
     if "compile" in rung:  # the recognizer compiles itself (and pads batches to one static shape)
@@ -97,19 +105,30 @@ def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: A
     torch.set_num_threads(1)
     try:
         predictor = build_predictor(rung, args)
-        pages = letter_pages(args.pages, seed=0)[rank::args.workers]
+        pages = letter_pages(args.pages, seed=0)[rank :: args.workers]
         for _ in range(args.warmup):
-            predictor(pages[:args.pages_per_batch])
+            predictor(pages[: args.pages_per_batch])
         _sync(args.device)
         ready.wait()
         start.wait()
         t0 = time.perf_counter()
-        docs = [predictor(pages[i:i + args.pages_per_batch]) for i in range(0, len(pages), args.pages_per_batch)]
+        docs = [
+            predictor(pages[i : i + args.pages_per_batch]) for i in range(0, len(pages), args.pages_per_batch)
+        ]
         _sync(args.device)
         seconds = time.perf_counter() - t0
         words = _page_words(docs)
-        queue.put((rank, {"seconds": seconds, "pages": len(pages), "words": words,
-                          "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9 if args.device != "cpu" else 0.0}))
+        queue.put(
+            (
+                rank,
+                {
+                    "seconds": seconds,
+                    "pages": len(pages),
+                    "words": words,
+                    "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9 if args.device != "cpu" else 0.0,
+                },
+            )
+        )
     except Exception as exc:  # reported by the parent with the rung that failed
         ready.abort()
         queue.put((rank, {"error": f"{type(exc).__name__}: {exc}"}))
@@ -119,7 +138,9 @@ def run_rung(rung: str, args: argparse.Namespace) -> dict[str, Any]:
     """Run one rung in ``args.workers`` fresh processes; aggregate pages/s from the slowest worker."""
     ctx = mp.get_context("spawn")
     ready, start, queue = ctx.Barrier(args.workers + 1), ctx.Barrier(args.workers + 1), ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(r, rung, args, ready, start, queue)) for r in range(args.workers)]
+    procs = [
+        ctx.Process(target=_worker, args=(r, rung, args, ready, start, queue)) for r in range(args.workers)
+    ]
     for p in procs:
         p.start()
     try:
@@ -136,8 +157,14 @@ def run_rung(rung: str, args: argparse.Namespace) -> dict[str, Any]:
     seconds = max(r["seconds"] for r in results.values())
     pages = sum(r["pages"] for r in results.values())
     words = [results[r]["words"] for r in sorted(results)]
-    return {"rung": rung, "pages": pages, "seconds": round(seconds, 3), "pages_per_s": round(pages / seconds, 1),
-            "peak_mem_gb": round(max(r["peak_mem_gb"] for r in results.values()), 2), "_words": words}
+    return {
+        "rung": rung,
+        "pages": pages,
+        "seconds": round(seconds, 3),
+        "pages_per_s": round(pages / seconds, 1),
+        "peak_mem_gb": round(max(r["peak_mem_gb"] for r in results.values()), 2),
+        "_words": words,
+    }
 
 
 def agreement(a: list, b: list) -> float:
@@ -166,8 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true", help="dry run without the shipped weights")
     parser.add_argument("--device", default="cuda", help="cuda (the benchmark); cpu only to check the script")
-    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", REPO / "benchmarks" / "results"))
-                        / "gpu_throughput.json")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(os.environ.get("OUT", REPO / "benchmarks" / "results")) / "gpu_throughput.json",
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -185,17 +215,25 @@ def main(argv: list[str] | None = None) -> int:
             row["words_per_page"] = round(sum(len(page) for w in words for page in w) / row["pages"], 1)
     gpu = torch.cuda.get_device_name() if args.device.startswith("cuda") else "CPU only"
     machine = f"{gpu}, {os.cpu_count()} CPU cores, torch {torch.__version__}"
-    report = {"machine": machine, "page": "1275x1650 (letter, 150 dpi), 155 words", "workers": args.workers,
-              "pages_per_batch": args.pages_per_batch, "weights": "random" if args.random_weights else "default",
-              "platform": platform.platform(), "rows": rows}
+    report = {
+        "machine": machine,
+        "page": "1275x1650 (letter, 150 dpi), 155 words",
+        "workers": args.workers,
+        "pages_per_batch": args.pages_per_batch,
+        "weights": "random" if args.random_weights else "default",
+        "platform": platform.platform(),
+        "rows": rows,
+    }
     print(machine)
     print(f"{'rung':<20} {'pages/s':>9} {'speedup':>8} {'agreement':>10} {'peak GB':>8}")
     for r in rows:
         if "error" in r:
             print(f"{r['rung']:<20} skipped: {r['error']}")
         else:
-            print(f"{r['rung']:<20} {r['pages_per_s']:>9.1f} {r.get('speedup', 1.0):>8.2f} "
-                  f"{r.get('agreement', 1.0):>10.4f} {r['peak_mem_gb']:>8.2f}")
+            print(
+                f"{r['rung']:<20} {r['pages_per_s']:>9.1f} {r.get('speedup', 1.0):>8.2f} "
+                f"{r.get('agreement', 1.0):>10.4f} {r['peak_mem_gb']:>8.2f}"
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -25,14 +25,23 @@ from typing import Any
 
 import httpx
 import psutil
-
 from _service import REPO, add_common_arguments, batch_stats, percentile, running_server, service_config
 
 
-async def _client(http: httpx.AsyncClient, url: str, payload: bytes, stop_at: float,
-                  results: list[tuple[float, float, int]]) -> None:
-    """Post, wait, repeat until ``stop_at``: records ``(finished_at, latency_s, status)`` (0 = transport error)."""
-    while time.monotonic() < stop_at:
+async def _client(
+    http: httpx.AsyncClient,
+    url: str,
+    payload: bytes,
+    stop_at: float,
+    count: int | None,
+    results: list[tuple[float, float, int]],
+) -> None:
+    """Post, wait, repeat until ``stop_at`` (or ``count`` requests).
+
+    Records ``(finished_at, latency_s, status)`` per request, status 0 for a transport error or timeout.
+    """
+    while time.monotonic() < stop_at and (count is None or count > 0):
+        count = None if count is None else count - 1
         start = time.monotonic()
         try:
             status = (await http.post(url, files={"file": ("page.png", payload)})).status_code
@@ -41,14 +50,17 @@ async def _client(http: httpx.AsyncClient, url: str, payload: bytes, stop_at: fl
         results.append((time.monotonic(), time.monotonic() - start, status))
 
 
-async def _run(url: str, payload: bytes, clients: int, duration: float,
-               timeout: float) -> tuple[list[tuple[float, float, int]], float]:
+async def _run(
+    url: str, payload: bytes, clients: int, duration: float, timeout: float, count: int | None = None
+) -> tuple[list[tuple[float, float, int]], float]:
+    """``clients`` closed-loop clients for ``duration`` seconds (or ``count`` requests each)."""
     results: list[tuple[float, float, int]] = []
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
         start = time.monotonic()
-        tasks = [_client(http, url, payload, start + duration, results) for _ in range(clients)]
-        await asyncio.wait_for(asyncio.gather(*tasks), timeout=duration + timeout + 60)
+        tasks = [_client(http, url, payload, start + duration, count, results) for _ in range(clients)]
+        bound = duration + timeout + 60 if count is None else (count + 1) * (timeout + 5)
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=bound)
     return results, start
 
 
@@ -71,13 +83,14 @@ def main() -> int:
     add_common_arguments(parser)
     args = parser.parse_args()
     payload = args.page.read_bytes()
-    config = service_config(args, max_size=args.max_batch, max_wait_ms=args.max_wait_ms,
-                            max_queue=max(1024, 4 * args.clients))
+    config = service_config(
+        args, max_size=args.max_batch, max_wait_ms=args.max_wait_ms, max_queue=max(1024, 4 * args.clients)
+    )
     with running_server(config) as (base, proc):
         url = f"{base}/v1/ocr"
-        warm, _ = asyncio.run(_run(url, payload, args.clients, 0.0, args.timeout + 30))  # one round each
-        for _ in range(args.warmup - 1):
-            asyncio.run(_run(url, payload, args.clients, 0.0, args.timeout + 30))
+        warm, _ = asyncio.run(
+            _run(url, payload, args.clients, float("inf"), args.timeout + 30, count=args.warmup)
+        )
         batches0, pages0 = batch_stats(base)
         samples: list[tuple[float, int]] = []
         stop = threading.Event()
@@ -94,39 +107,64 @@ def main() -> int:
     return 0 if report["pass"] else 1
 
 
-def _report(args: argparse.Namespace, results: list[tuple[float, float, int]], start: float,
-            samples: list[tuple[float, int]], batches: tuple[float, float], warm: int) -> dict[str, Any]:
+def _report(
+    args: argparse.Namespace,
+    results: list[tuple[float, float, int]],
+    start: float,
+    samples: list[tuple[float, int]],
+    batches: tuple[float, float],
+    warm: int,
+) -> dict[str, Any]:
     end = max((r[0] for r in results), default=start)
     ok = [lat for _, lat, status in results if status == 200]
     codes = Counter(status for _, _, status in results)
     first = [rss for t, rss in samples if t - start <= 10.0]
     last = [rss for t, rss in samples if end - t <= 10.0]
-    first_mb, last_mb = (sum(first) / len(first) / 2**20 if first else float("nan"),
-                         sum(last) / len(last) / 2**20 if last else float("nan"))
+    first_mb, last_mb = (
+        sum(first) / len(first) / 2**20 if first else float("nan"),
+        sum(last) / len(last) / 2**20 if last else float("nan"),
+    )
     growth = (last_mb - first_mb) / first_mb * 100
     server_errors = sum(n for code, n in codes.items() if code >= 500 or code == 0)
     return {
-        "machine": f"{platform.node()} ({psutil.cpu_count()} CPUs)", "clients": args.clients,
-        "duration_s": round(end - start, 2), "warmup_requests": warm * args.warmup, "weights": args.weights,
-        "det_size": args.det_size, "requests": len(results), "status_codes": {str(k): v for k, v in sorted(codes.items())},
-        "server_errors": server_errors, "throughput_rps": round(len(ok) / (end - start), 2),
+        "machine": f"{platform.node()} ({psutil.cpu_count()} CPUs)",
+        "clients": args.clients,
+        "duration_s": round(end - start, 2),
+        "warmup_requests": warm,
+        "weights": args.weights,
+        "det_size": args.det_size,
+        "requests": len(results),
+        "status_codes": {str(k): v for k, v in sorted(codes.items())},
+        "server_errors": server_errors,
+        "throughput_rps": round(len(ok) / (end - start), 2),
         "latency_s": {f"p{q}": round(percentile(ok, q), 3) for q in (50, 90, 99)},
         "mean_batch_pages": round(batches[1] / batches[0], 2) if batches[0] else None,
-        "rss_mb": {"first_10s": round(first_mb, 1), "last_10s": round(last_mb, 1), "growth_pct": round(growth, 2)},
+        "rss_mb": {
+            "first_10s": round(first_mb, 1),
+            "last_10s": round(last_mb, 1),
+            "growth_pct": round(growth, 2),
+        },
         "pass": server_errors == 0 and growth < 10.0 and len(ok) > 0,
     }
 
 
 def _print(r: dict[str, Any]) -> None:
-    rows = [("clients x duration", f"{r['clients']} x {r['duration_s']} s"), ("requests", r["requests"]),
-            ("status codes", r["status_codes"]), ("5xx / transport errors", r["server_errors"]),
-            ("throughput (req/s)", r["throughput_rps"]), ("latency p50 / p90 / p99 (s)",
-                                                        " / ".join(str(v) for v in r["latency_s"].values())),
-            ("mean pages per model batch", r["mean_batch_pages"]),
-            ("server RSS first / last 10 s (MiB)", f"{r['rss_mb']['first_10s']} / {r['rss_mb']['last_10s']}"),
-            ("RSS growth", f"{r['rss_mb']['growth_pct']} % (limit 10 %)"), ("result", "PASS" if r["pass"] else "FAIL")]
+    rows = [
+        ("clients x duration", f"{r['clients']} x {r['duration_s']} s"),
+        ("requests", r["requests"]),
+        ("status codes", r["status_codes"]),
+        ("5xx / transport errors", r["server_errors"]),
+        ("throughput (req/s)", r["throughput_rps"]),
+        ("latency p50 / p90 / p99 (s)", " / ".join(str(v) for v in r["latency_s"].values())),
+        ("mean pages per model batch", r["mean_batch_pages"]),
+        ("server RSS first / last 10 s (MiB)", f"{r['rss_mb']['first_10s']} / {r['rss_mb']['last_10s']}"),
+        ("RSS growth", f"{r['rss_mb']['growth_pct']} % (limit 10 %)"),
+        ("result", "PASS" if r["pass"] else "FAIL"),
+    ]
     width = max(len(k) for k, _ in rows)
-    print(f"load test on {r['machine']}, weights={r['weights']}, detector input {r['det_size'] or 'default'} px")
+    print(
+        f"load test on {r['machine']}, weights={r['weights']}, detector input {r['det_size'] or 'default'} px"
+    )
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")
 

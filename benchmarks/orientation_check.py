@@ -67,13 +67,22 @@ def main(argv: list[str] | None = None) -> int:
             out = turned([rotate_image(page, degrees)]).pages[0]
             right += out.orientation == (360 - degrees) % 360
             f1.append(bag_f1(ref, [w.value for w in out.words]))
-        rows.append({"case": f"turned {degrees}", "orientation_right": right / len(pages),
-                     "words_f1": round(float(np.mean(f1)), 4)})
+        rows.append(
+            {
+                "case": f"turned {degrees}",
+                "orientation_right": right / len(pages),
+                "words_f1": round(float(np.mean(f1)), 4),
+            }
+        )
     for angle in (-10.0, -5.0, 5.0, 10.0):
         for name, predictor in (("straight", plain), ("rotated", rotated)):
-            f1 = [bag_f1(ref, [w.value for w in predictor([skew(p, angle)]).pages[0].words])
-                  for p, ref in zip(pages, reference)]
-            rows.append({"case": f"skew {angle:+.0f} ({name} boxes)", "words_f1": round(float(np.mean(f1)), 4)})
+            f1 = [
+                bag_f1(ref, [w.value for w in predictor([skew(p, angle)]).pages[0].words])
+                for p, ref in zip(pages, reference)
+            ]
+            rows.append(
+                {"case": f"skew {angle:+.0f} ({name} boxes)", "words_f1": round(float(np.mean(f1)), 4)}
+            )
 
     print(f"{len(pages)} pages (sample + {len(pages) - 1} from {args.data.name})")
     print(f"{'case':<28} {'orientation ok':>15} {'words F1':>9}")

@@ -6,7 +6,7 @@ Random weights (the same for the reference and ours: the reference's state dict 
 ours), random 1024 x 1024 inputs. Rows: ``ref-fp32`` (segment-anything, eager fp32) and our rungs from
 :data:`vision.models.segmentation.sam.fast.LADDER` (``fp32`` ... ``sparse24``). Each row: images/s of the
 encoder (CUDA events around up to 5 / 10 / 30 batches at bs 32 / 8 / 1, after a warm-up that includes compilation), peak allocated
-memory, and agreement with our fp32 eager on the first two images of the batch: relative error of the
+memory (the row's weights and activations, inputs and other resident models excluded), and agreement with our fp32 eager on the first two images of the batch: relative error of the
 embedding and of the low-res mask logits for 4 point prompts, and the IoU of the masks. Rows run in the priority order of :func:`plan` (bs 32 first); ``nested`` is timed on
 the decoder (prompts/s, a variable number of prompts per image, one jagged batch vs a loop over images); the
 automatic mask generator is timed against the reference's. Work runs in priority order (bs 32 first) until
@@ -105,6 +105,12 @@ def _ref_decode(ref: Any, emb: torch.Tensor, pts: torch.Tensor, lab: torch.Tenso
     return ref.mask_decoder(emb, ref.prompt_encoder.get_dense_pe(), sparse, dense, True)
 
 
+def peak_bytes(baseline: int, resident_model: Any = None) -> int:
+    """The row's peak: its model's weights and activations (the resident reference model counted for its row)."""
+    own = sum(p.numel() * p.element_size() for p in resident_model.parameters()) if resident_model is not None else 0
+    return torch.cuda.max_memory_allocated() - baseline + own
+
+
 def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: Any, base_emb: torch.Tensor,
                 images: torch.Tensor) -> None:
     row: dict[str, Any] = {"model": variant, "rung": rung, "batch": bs}
@@ -117,6 +123,7 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
         torch._dynamo.reset()
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
+        baseline = torch.cuda.memory_allocated()  # resident: reference and fp32 models, inputs
         if rung == "ref-fp32":
             model, encode, dtype = ref, ref.image_encoder, torch.float32
         else:
@@ -131,7 +138,8 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
             warm = time.perf_counter() - t0
             per_batch = timed(lambda: encode(x), 5 if bs >= 32 else 10 if bs >= 8 else 30)
         row |= {"img_per_s": round(bs / per_batch, 2), "ms_per_batch": round(per_batch * 1000, 2),
-                "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 2), "warmup_s": round(warm, 1)}
+                "peak_gib": round(peak_bytes(baseline, ref if rung == "ref-fp32" else None) / 2**30, 2),
+                "warmup_s": round(warm, 1)}
         if bs >= 2:
             row |= agreement(model, emb[:2], ours, base_emb)
     except Exception as exc:  # one failing rung must not stop the run: its error is the row
@@ -186,11 +194,12 @@ def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
 
 
 def plan(models: list[str], sizes: list[int], rungs: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Work in priority order, grouped by model: bs 32 of every rung first (vit_b, then vit_h without its fp32
-    rows, which need 70+ GB there), then fp32 at bs 8, then the fastest rungs at bs 8 and 1, then the rest."""
+    """Work in priority order, grouped by model: bs 32 of the main rungs (vit_b, then vit_h without its fp32
+    rows, which need 70+ GB there), then the other bs-32 rungs, then fp32 at bs 8, then bs 8 and 1."""
     fast = ["bf16", "sdpa", "triton", "float8"]
-    order = [("vit_b", [(32, r) for r in ENCODER_RUNGS]),
-             ("vit_h", [(32, r) for r in ENCODER_RUNGS if "fp32" not in r] + [(8, "ref-fp32"), (8, "fp32")]),
+    slow = ["compile", "sparse24", "int8"]
+    order = [("vit_b", [(32, r) for r in ["ref-fp32", "fp32", *fast]]), ("vit_h", [(32, r) for r in fast]),
+             ("vit_b", [(32, r) for r in slow]), ("vit_h", [(32, r) for r in slow] + [(8, "ref-fp32"), (8, "fp32")]),
              ("vit_b", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", "fp32", *fast]]),
              ("vit_h", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", *fast]]),
              ("vit_b", [(bs, r) for bs in (8, 1) for r in ENCODER_RUNGS]),
@@ -221,8 +230,10 @@ def main() -> None:
         if hasattr(torch._dynamo.config, key):  # every rung recompiles fresh blocks; never fall back to eager
             setattr(torch._dynamo.config, key, 256)
     bench = Bench(args)
-    extras_done = False
-    for variant, items in plan(args.models, args.batch_sizes, args.rungs):
+    groups = plan(args.models, args.batch_sizes, args.rungs)
+    vit_b_at = [i for i, (v, _) in enumerate(groups) if v == "vit_b"]
+    extras_at = vit_b_at[min(1, len(vit_b_at) - 1)] if vit_b_at else -1  # after vit_b's main bs-32 rows
+    for index, (variant, items) in enumerate(groups):
         if bench.left() < 20:
             bench.add({"model": variant, "skipped": f"{len(items)} rows: time budget"})
             continue
@@ -232,8 +243,7 @@ def main() -> None:
             base_emb = ours.image_encoder(images[:2])
         for bs, rung in items:
             encoder_row(bench, variant, rung, bs, ref, ours, base_emb, images)
-        if variant == "vit_b" and not extras_done:
-            extras_done = True
+        if index == extras_at:
             for extra in (nested_row, lambda b, o: amg_row(b, ref, o)):
                 try:
                     if bench.left() > 30:

@@ -18,8 +18,9 @@ a caption that changes every 3 s. Rows, each over the same videos:
 ``x real time`` is seconds of video processed per second of wall clock (all videos together). The models are
 built and warmed up on four frames before any clock starts; CUDA is synchronized before each clock read.
 ``captions`` counts the captions shown for two sampling intervals or more that the timeline found (fuzzy
-ratio >= 80): meaningful with trained weights only (``--weights random`` builds random models). Prints a table
-and writes JSON to ``--out``. Running from carried wheels and FFmpeg libraries on the GPU machine: docs/video.md.
+ratio >= 80): meaningful with trained weights only (``--weights random`` builds random models). Prints a
+table and writes JSON to ``--out``. Running from carried wheels and FFmpeg libraries on the GPU machine:
+docs/video.md.
 """
 
 from __future__ import annotations
@@ -38,12 +39,30 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-MODES = {  # (height, width), sampling fps, videos, model device, batch size, decoder threads
-    "cpu": {"size": (720, 1280), "fps": 1.0, "videos": 1, "device": "cpu", "batch_size": 8, "workers": "1"},
-    "gpu": {"size": (1080, 1920), "fps": 2.0, "videos": 8, "device": "cuda", "batch_size": 32, "workers": "4,8"},
+MODES = {  # frame size (h, w), sampling fps, videos, model device, frames per batch, decoder threads, ...
+    "cpu": {
+        "size": (720, 1280),
+        "fps": 1.0,
+        "videos": 1,
+        "device": "cpu",
+        "batch_size": 8,
+        "workers": "1",
+        "det_batch_size": 4,
+    },
+    "gpu": {
+        "size": (1080, 1920),
+        "fps": 2.0,
+        "videos": 8,
+        "device": "cuda",
+        "batch_size": 32,
+        "workers": "4,8",
+        "det_batch_size": 16,
+    },
 }
-WORDS = ("ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL", "INDIA", "JULIET", "KILO",
-         "LIMA", "MIKE", "NOVEMBER", "OSCAR", "PAPA", "QUEBEC", "ROMEO", "SIERRA", "TANGO")
+WORDS = (
+    "ALPHA BRAVO CHARLIE DELTA ECHO FOXTROT GOLF HOTEL INDIA JULIET KILO LIMA MIKE NOVEMBER OSCAR PAPA "
+    "QUEBEC ROMEO SIERRA TANGO"
+).split()
 CAPTION_SECONDS = 3.0
 
 
@@ -51,21 +70,30 @@ def captions(seconds: float) -> list[tuple[str, float, float]]:
     """``(text, start, end)``: a two-word caption every 3 s."""
     out, t, k = [], 0.0, 0
     while t < seconds:
-        out.append((f"{WORDS[k % len(WORDS)]} {WORDS[(7 * k + 3) % len(WORDS)]} {k:02d}", t,
-                    min(t + CAPTION_SECONDS, seconds)))
+        out.append(
+            (
+                f"{WORDS[k % len(WORDS)]} {WORDS[(7 * k + 3) % len(WORDS)]} {k:02d}",
+                t,
+                min(t + CAPTION_SECONDS, seconds),
+            )
+        )
         t, k = t + CAPTION_SECONDS, k + 1
     return out
 
 
 def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30) -> None:
     """Encode the benchmark video frame by frame (never all frames in memory)."""
-    from PIL import Image, ImageDraw, ImageFont
     import torch
+    from PIL import Image, ImageDraw, ImageFont
     from torchcodec.encoders import Encoder
 
     h, w = size
     font_path = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
-    font = ImageFont.truetype(str(font_path), h // 16) if font_path.is_file() else ImageFont.load_default(h // 16)
+    font = (
+        ImageFont.truetype(str(font_path), h // 16)
+        if font_path.is_file()
+        else ImageFont.load_default(h // 16)
+    )
     xs = np.linspace(0, 4 * np.pi, 2 * w, dtype=np.float32)
     row = np.stack([(0.25 + 0.125 * np.sin(xs + p)) * 255 for p in (0.0, 2.0, 4.0)], axis=-1).astype(np.uint8)
     background = np.ascontiguousarray(np.broadcast_to(row, (h, 2 * w, 3)))  # dark gradient, twice as wide
@@ -90,7 +118,7 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
         for k in range(int(seconds * rate)):
             t = k / rate
             shift = int(k * w / (rate * 8)) % w  # the background scrolls one width in 8 s
-            frame = background[:, shift:shift + w].copy()
+            frame = background[:, shift : shift + w].copy()
             frame[text_mask(next(text for text, start, end in schedule if start <= t < end))] = 255
             chunk[filled] = torch.from_numpy(frame).permute(2, 0, 1)
             filled += 1
@@ -104,10 +132,17 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
 
 def build_predictor(args: argparse.Namespace) -> tuple[Any, str]:
     """The OCR predictor (shipped weights unless ``--weights random``, or ``auto`` without them)."""
+    import torch
+
     from vision.errors import WeightsError
     from vision.pipelines.ocr import ocr_predictor
 
-    kwargs = {"device": args.device, "pages_per_batch": args.batch_size}
+    kwargs = {
+        "device": args.device,
+        "pages_per_batch": args.batch_size,
+        "det_batch_size": args.det_batch_size,
+        "dtype": torch.bfloat16 if args.dtype == "bf16" else None,
+    }
     if args.weights != "random":
         try:
             return ocr_predictor(**kwargs), "shipped"
@@ -140,7 +175,9 @@ def _null_predictor(pages: list[Any]) -> Any:
     return Document(pages=[Page(page_idx=p.index, dimensions=p.size, timestamp=p.timestamp) for p in pages])
 
 
-def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, seconds: float) -> list[dict[str, Any]]:
+def run_rows(
+    paths: list[Path], predictor: Any, args: argparse.Namespace, seconds: float
+) -> list[dict[str, Any]]:
     """Time every row over the same videos; see the module docstring."""
     from vision.io import DocumentFile
     from vision.pipelines.timeline import video_document
@@ -149,12 +186,19 @@ def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, second
     total = seconds * len(paths)
     rows = []
 
-    def row(name: str, wall: float, frames: int, timelines: list[list[Any]] | None, interval: float) -> dict[str, Any]:
+    def row(
+        name: str, wall: float, frames: int, timelines: list[list[Any]] | None, interval: float
+    ) -> dict[str, Any]:
         found = [found_captions(t, seconds, interval) for t in timelines] if timelines else []
-        return {"row": name, "seconds": round(wall, 3), "frames": frames, "frames_per_s": round(frames / wall, 2),
-                "x_real_time": round(total / wall, 2),
-                "captions_found": sum(f for f, _ in found) if found else None,
-                "captions_shown": sum(s for _, s in found) if found else None}
+        return {
+            "row": name,
+            "seconds": round(wall, 3),
+            "frames": frames,
+            "frames_per_s": round(frames / wall, 2),
+            "x_real_time": round(total / wall, 2),
+            "captions_found": sum(f for f, _ in found) if found else None,
+            "captions_shown": sum(s for _, s in found) if found else None,
+        }
 
     def pipeline(name: str, model: Any, config: VideoOCRConfig, keep: bool) -> None:
         _sync(args.device)
@@ -168,8 +212,9 @@ def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, second
         rows.append(row(name, wall, sum(r.frames for r in results), timelines, config.interval))
 
     for workers in args.workers:
-        config = VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=workers,
-                                decode_device=args.decode_device)
+        config = VideoOCRConfig(
+            fps=args.fps, batch_size=args.batch_size, workers=workers, decode_device=args.decode_device
+        )
         pipeline(f"decode only, {workers} thr", _null_predictor, config, keep=False)
         pipeline(f"video pipeline, {workers} thr", predictor, config, keep=True)
 
@@ -183,8 +228,11 @@ def run_rows(paths: list[Path], predictor: Any, args: argparse.Namespace, second
             page.image = None
             pages.append(page)
         count += len(pages)
-        timelines.append(video_document(pages, source=str(path), end=video.end, samples=len(pages),
-                                        interval=1 / args.fps).timeline)
+        timelines.append(
+            video_document(
+                pages, source=str(path), end=video.end, samples=len(pages), interval=1 / args.fps
+            ).timeline
+        )
     _sync(args.device)
     rows.append(row("frame by frame", time.perf_counter() - t0, count, timelines, 1 / args.fps))
     base = rows[-1]["seconds"]
@@ -219,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, help="sampling rate (default: 1 on cpu, 2 on gpu)")
     parser.add_argument("--batch-size", type=int, help="frames per OCR batch")
     parser.add_argument("--workers", help="decoder threads of the video pipeline; a comma list runs each")
+    parser.add_argument(
+        "--det-batch-size", type=int, help="pages per detection forward (default: 4 cpu, 16 gpu)"
+    )
+    parser.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32", help="model dtype")
     parser.add_argument("--device", help="model device (default: cpu or cuda by mode)")
     parser.add_argument("--decode-device", default="cpu", help="torchcodec decoding device (cpu, cuda, auto)")
     parser.add_argument("--weights", choices=("auto", "default", "random"), default="auto")
@@ -226,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="JSON path (default: benchmarks/results/video-<mode>.json)")
     args = parser.parse_args(argv)
     preset = MODES[args.mode]
-    for key in ("videos", "fps", "batch_size", "workers", "device"):
+    for key in ("videos", "fps", "batch_size", "workers", "device", "det_batch_size"):
         if getattr(args, key) is None:
             setattr(args, key, preset[key])
     size = preset["size"]
@@ -244,24 +296,47 @@ def main(argv: list[str] | None = None) -> int:
     predictor, weights = build_predictor(args)
     from vision.io import DocumentFile
 
-    predictor(list(DocumentFile.from_video(video, fps=1.0, max_frames=4)))  # warm-up: weights, kernels, caches
+    warm_up = list(DocumentFile.from_video(video, fps=1.0, max_frames=4))
+    predictor(warm_up)  # loads weights, picks kernels, fills caches: outside every clock
     rows = run_rows([video] * args.videos, predictor, args, args.seconds)
 
-    report = {"benchmark": "video", "mode": args.mode, "machine": machine(args.device), "weights": weights,
-              "video": {"height": size[0], "width": size[1], "seconds": args.seconds, "source_fps": 30,
-                        "codec": "h264 (libx264 veryfast)", "count": args.videos},
-              "settings": {"sample_fps": args.fps, "batch_size": args.batch_size, "workers": args.workers,
-                           "device": args.device, "decode_device": args.decode_device},
-              "rows": rows}
-    print(f"\n{args.videos} x {args.seconds:g} s {size[0]}p at {args.fps:g} fps, models on {args.device} "
-          f"({weights} weights), {report['machine']['cpu']} x{report['machine']['cores']}"
-          + (f", {report['machine']['gpu']}" if "gpu" in report["machine"] else ""))
+    report = {
+        "benchmark": "video",
+        "mode": args.mode,
+        "machine": machine(args.device),
+        "weights": weights,
+        "video": {
+            "height": size[0],
+            "width": size[1],
+            "seconds": args.seconds,
+            "source_fps": 30,
+            "codec": "h264 (libx264 veryfast)",
+            "count": args.videos,
+        },
+        "settings": {
+            "sample_fps": args.fps,
+            "batch_size": args.batch_size,
+            "det_batch_size": args.det_batch_size,
+            "dtype": args.dtype,
+            "workers": args.workers,
+            "device": args.device,
+            "decode_device": args.decode_device,
+        },
+        "rows": rows,
+    }
+    print(
+        f"\n{args.videos} x {args.seconds:g} s {size[0]}p at {args.fps:g} fps, models on {args.device} "
+        f"({weights} weights), {report['machine']['cpu']} x{report['machine']['cores']}"
+        + (f", {report['machine']['gpu']}" if "gpu" in report["machine"] else "")
+    )
     print(f"| {'row':<15} | seconds | frames | frames/s | x real time | vs frame by frame | captions |")
     print(f"| {'-' * 15} | ------: | -----: | -------: | ----------: | ----------------: | -------: |")
     for r in rows:
         caps = f"{r['captions_found']}/{r['captions_shown']}" if r["captions_shown"] is not None else "-"
-        print(f"| {r['row']:<15} | {r['seconds']:7.2f} | {r['frames']:6d} | {r['frames_per_s']:8.1f} | "
-              f"{r['x_real_time']:11.1f} | {r.get('speedup_vs_frame_by_frame', '-'):>17} | {caps:>8} |")
+        print(
+            f"| {r['row']:<15} | {r['seconds']:7.2f} | {r['frames']:6d} | {r['frames_per_s']:8.1f} | "
+            f"{r['x_real_time']:11.1f} | {r.get('speedup_vs_frame_by_frame', '-'):>17} | {caps:>8} |"
+        )
     out = args.out or REPO / "benchmarks" / "results" / f"video-{args.mode}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n")

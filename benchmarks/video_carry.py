@@ -1,4 +1,4 @@
-"""Build the folder that lets benchmarks/video.py run on the GPU machine, which has neither FFmpeg nor torchcodec.
+"""Build the folder that lets benchmarks/video.py run on the GPU machine (it has no FFmpeg and no torchcodec).
 
     python benchmarks/video_carry.py [--dest .carry/video] [--torchcodec 0.11.*] [--python 3.12]
 
@@ -12,8 +12,8 @@ Run it here (Debian 12, FFmpeg 5.1 installed by ``make setup``). It writes:
   versions FFmpeg imports from it, as functions returning 0 (one, probed on every open, returns an empty
   string). Their real closure is ~240 MB (206 libraries, 94 MB
   of packages), over the 64 MiB a device call can carry; H.264 decoding and x264 encoding never call into
-  them. Libraries every glibc system running Python has (libc, libm, libstdc++, zlib, liblzma, ...) are left to
-  the machine;
+  them. Libraries every glibc system running Python has (libc, libm, libstdc++, zlib, liblzma, ...) are left
+  to the machine;
 * ``DEST/whl``: the torchcodec wheel for the machine's torch (torchcodec 0.11 pairs with torch 2.11), from
   PyPI (CPU decoding; for NVDEC pick the ``+cu130`` build of download.pytorch.org/whl/cu130 by hand),
   rapidfuzz (the timeline merge) and pyclipper (DB post-processing), which the machine lacks too.
@@ -33,16 +33,38 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("libavcodec59", "libavformat59", "libavutil57", "libswscale6", "libswresample4", "libavdevice59",
-            "libavfilter8", "libpostproc56", "libx264-164")
+PACKAGES = (
+    "libavcodec59",
+    "libavformat59",
+    "libavutil57",
+    "libswscale6",
+    "libswresample4",
+    "libavdevice59",
+    "libavfilter8",
+    "libpostproc56",
+    "libx264-164",
+)
 SYSTEM = {  # present wherever Python runs; Python itself loads several of them, so they must not be shadowed
-    "libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1",
-    "libz.so.1", "liblzma.so.5", "libbz2.so.1.0", "libzstd.so.1", "libffi.so.8", "libexpat.so.1",
+    "libc.so.6",
+    "libm.so.6",
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "librt.so.1",
+    "libz.so.1",
+    "liblzma.so.5",
+    "libbz2.so.1.0",
+    "libzstd.so.1",
+    "libffi.so.8",
+    "libexpat.so.1",
 }
 # Stubbed functions called while FFmpeg probes a file, whose result is dereferenced: libavformat's libgme
 # demuxer reads ``gme_identify_header(buf)[0]`` (an empty string means "not a GME file").
-POINTER_RESULTS = {"gme_identify_header": 'static const char none[1]; return (long)none;'}
-_SYM = re.compile(r"^\s*\d+:\s+\S+\s+(\S+)\s+(FUNC|OBJECT|TLS|NOTYPE|IFUNC)\s+\S+\s+\S+\s+(\S+)\s+([^\s@]+)(@@?(\S+))?")
+POINTER_RESULTS = {"gme_identify_header": "static const char none[1]; return (long)none;"}
+_SYM = re.compile(
+    r"^\s*\d+:\s+\S+\s+(\S+)\s+(FUNC|OBJECT|TLS|NOTYPE|IFUNC)\s+\S+\s+\S+\s+(\S+)\s+([^\s@]+)(@@?(\S+))?"
+)
 
 
 def run(cmd: list[str], **kwargs) -> str:
@@ -84,7 +106,9 @@ def fetch(dest: Path) -> list[Path]:
     real = []
     for so in sorted((root / "usr/lib/x86_64-linux-gnu").glob("*.so.*")):
         if so.is_file() and not so.is_symlink():
-            soname = re.search(r"\(SONAME\)\s+Library soname: \[(.+?)\]", run(["readelf", "-dW", str(so)])).group(1)
+            soname = re.search(
+                r"\(SONAME\)\s+Library soname: \[(.+?)\]", run(["readelf", "-dW", str(so)])
+            ).group(1)
             shutil.copy2(so, lib / soname)
             real.append(lib / soname)
     shutil.rmtree(root)
@@ -123,7 +147,7 @@ def make_stubs(real: list[Path], lib: Path) -> list[str]:
     for so in real:
         deps = [d for d in needed(so) if d not in have and d not in SYSTEM]
         provided = {d: {s[0]: s for s in symbols(p) if s[3]} for d in deps if (p := system_path(d))}
-        for name, kind, version, defined, size in symbols(so):
+        for name, _, version, defined, _ in symbols(so):
             if defined:
                 continue
             for dep in deps:  # the first direct dependency defining it, as the link editor chose
@@ -153,10 +177,30 @@ def fetch_wheels(dest: Path, torchcodec: str, python: str) -> None:
 
     whl = dest / "whl"
     shutil.rmtree(whl, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version",
-                    python, "--implementation", "cp", "--platform", "manylinux_2_28_x86_64", "--platform",
-                    "manylinux_2_17_x86_64", "-d", str(whl), f"torchcodec=={torchcodec}",
-                    f"rapidfuzz=={version('rapidfuzz')}", f"pyclipper=={version('pyclipper')}"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            python,
+            "--implementation",
+            "cp",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--platform",
+            "manylinux_2_17_x86_64",
+            "-d",
+            str(whl),
+            f"torchcodec=={torchcodec}",
+            f"rapidfuzz=={version('rapidfuzz')}",
+            f"pyclipper=={version('pyclipper')}",
+        ],
+        check=True,
+    )
 
 
 CHECK = """
@@ -176,10 +220,21 @@ def check(lib: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {"LD_LIBRARY_PATH": str(lib), "PATH": "/usr/bin:/bin"}
         print(run([sys.executable, "-c", CHECK, str(Path(tmp) / "check.mp4")], env=env), end="")
-        maps = run([sys.executable, "-c", "import torchcodec, sys; print(open('/proc/self/maps').read())"], env=env)
+        maps = run(
+            [sys.executable, "-c", "import torchcodec, sys; print(open('/proc/self/maps').read())"], env=env
+        )
         loaded = {Path(p).name for p in re.findall(r"(/\S+\.so[.\d]*)$", maps, re.M)}
-        ffmpeg = ("libavcodec.", "libavformat.", "libavutil.", "libavdevice.", "libavfilter.", "libswscale.",
-                  "libswresample.", "libpostproc.", "libx264.")
+        ffmpeg = (
+            "libavcodec.",
+            "libavformat.",
+            "libavutil.",
+            "libavdevice.",
+            "libavfilter.",
+            "libswscale.",
+            "libswresample.",
+            "libpostproc.",
+            "libx264.",
+        )
         outside = sorted(n for n in loaded if n.startswith(ffmpeg) and not (lib / n).exists())
         if outside:
             raise SystemExit(f"FFmpeg libraries loaded from outside {lib}: {outside}")

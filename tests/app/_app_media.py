@@ -1,4 +1,4 @@
-"""Test inputs made on the spot: text pages (PNG), scanned and born-digital PDFs, an encrypted PDF, a video."""
+"""Test inputs made on the spot: text pages (PNG), scanned and born-digital PDFs (one encrypted), a video."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -34,10 +35,16 @@ def predictor() -> Any:
 
 def service_settings(tmp_path: Path, **overrides: Any) -> ServiceSettings:
     """Settings for a test app: jobs under ``tmp_path``, random models, no UI unless asked."""
-    base: dict[str, Any] = {"jobs": {"dir": tmp_path / "jobs", "chunk_pages": 1}, "ui": False,
-                            "models": RANDOM_MODELS, "batching": {"max_wait_ms": 0}}
+    base: dict[str, Any] = {
+        "jobs": {"dir": tmp_path / "jobs", "chunk_pages": 1},
+        "ui": False,
+        "models": RANDOM_MODELS,
+        "batching": {"max_wait_ms": 0},
+    }
     for key, value in overrides.items():
-        base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+        base[key] = (
+            {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+        )
     return ServiceSettings(**base)
 
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import threading
 from typing import Any
 
+import _app_media as _media
 import pypdfium2
 import pytest
 from fastapi.testclient import TestClient
 
-import _app_media as _media
 from vision.app.api.dependencies import get_ocr
 from vision.app.api.runtime import OcrService
 from vision.errors import VisionError
@@ -40,8 +39,14 @@ def reader_error(data: bytes, filename: str, **read: Any) -> str:
     return f"{filename}: {info.value.reason}"
 
 
-def post(client: TestClient, data: bytes, filename: str = "page.png", params: dict | None = None,
-         form: dict | None = None, headers: dict | None = None):
+def post(
+    client: TestClient,
+    data: bytes,
+    filename: str = "page.png",
+    params: dict | None = None,
+    form: dict | None = None,
+    headers: dict | None = None,
+):
     return client.post("/v1/ocr", files={"file": (filename, data)}, params=params, data=form, headers=headers)
 
 
@@ -57,22 +62,30 @@ def test_born_digital_pdf_reads_its_text_layer(client: TestClient, predictor: An
     data = _media.digital_pdf([["Hello world", "second line"], ["Page two"]])
     body = post(client, data, "letter.pdf").json()
     assert body == expected(predictor, data, "letter.pdf")
-    words = [[w["value"] for b in p["blocks"] for ln in b["lines"] for w in ln["words"]] for p in body["pages"]]
+    words = [
+        [w["value"] for b in p["blocks"] for ln in b["lines"] for w in ln["words"]] for p in body["pages"]
+    ]
     assert words == [["Hello", "world", "second", "line"], ["Page", "two"]]
     assert [p["page_idx"] for p in body["pages"]] == [0, 1]
 
 
-@pytest.mark.parametrize(("fmt", "media_type", "method", "suffix"), [
-    ("txt", "text/plain; charset=utf-8", "render", ".txt"),
-    ("hocr", "application/xhtml+xml", "export_hocr", ".hocr.html"),
-    ("alto", "application/xml", "export_alto", ".alto.xml"),
-])
-def test_text_formats_by_query_and_by_form(client: TestClient, predictor: Any, fmt: str, media_type: str,
-                                           method: str, suffix: str) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "media_type", "method", "suffix"),
+    [
+        ("txt", "text/plain; charset=utf-8", "render", ".txt"),
+        ("hocr", "application/xhtml+xml", "export_hocr", ".hocr.html"),
+        ("alto", "application/xml", "export_alto", ".alto.xml"),
+    ],
+)
+def test_text_formats_by_query_and_by_form(
+    client: TestClient, predictor: Any, fmt: str, media_type: str, method: str, suffix: str
+) -> None:
     data = _media.digital_pdf([["Hello world"]])
     doc = library_doc(predictor, data, "a b.pdf")
-    for response in (post(client, data, "a b.pdf", params={"format": fmt}),
-                     post(client, data, "a b.pdf", form={"format": fmt})):
+    for response in (
+        post(client, data, "a b.pdf", params={"format": fmt}),
+        post(client, data, "a b.pdf", form={"format": fmt}),
+    ):
         assert response.status_code == 200
         assert response.headers["content-type"] == media_type
         assert response.headers["content-disposition"] == f'inline; filename="a_b{suffix}"'
@@ -91,8 +104,9 @@ def test_searchable_pdf_carries_the_words(client: TestClient) -> None:
 
 def test_query_wins_over_form_and_pages_select(client: TestClient, predictor: Any) -> None:
     data = _media.digital_pdf([["one"], ["two"], ["three"]])
-    response = post(client, data, "d.pdf", params={"format": "txt", "pages": "2-3"}, form={"format": "hocr",
-                                                                                         "pages": "1"})
+    response = post(
+        client, data, "d.pdf", params={"format": "txt", "pages": "2-3"}, form={"format": "hocr", "pages": "1"}
+    )
     assert response.headers["content-type"].startswith("text/plain")
     assert response.text == library_doc(predictor, data, "d.pdf", pages=[1, 2]).render()
     body = post(client, data, "d.pdf", form={"pages": "3,1"}).json()
@@ -103,33 +117,43 @@ def test_query_wins_over_form_and_pages_select(client: TestClient, predictor: An
 def test_bad_page_selections(client: TestClient, spec: str) -> None:
     response = post(client, _media.digital_pdf([["x"]]), "d.pdf", params={"pages": spec})
     assert response.status_code == 422
-    assert response.json() == {"error": "invalid_pages",
-                               "message": f"pages: {spec.strip()!r} is not a page or range like 2 or 1-3"}
+    assert response.json() == {
+        "error": "invalid_pages",
+        "message": f"pages: {spec.strip()!r} is not a page or range like 2 or 1-3",
+    }
 
 
 def test_validation_errors_have_the_json_error_body(client: TestClient) -> None:
     missing = client.post("/v1/ocr", data={"format": "txt"})
     assert missing.status_code == 422
-    assert missing.json() == {"error": "invalid_request", "message": "body.file: Field required",
-                              "detail": [{"loc": ["body", "file"], "msg": "Field required", "type": "missing"}]}
+    assert missing.json() == {
+        "error": "invalid_request",
+        "message": "body.file: Field required",
+        "detail": [{"loc": ["body", "file"], "msg": "Field required", "type": "missing"}],
+    }
     bad_format = post(client, b"x", params={"format": "docx"})
     assert bad_format.status_code == 422
     body = bad_format.json()
-    assert (body["error"], body["message"]) == ("invalid_request",
-                                                "query.format: Input should be 'json', 'txt', 'hocr', 'alto' or 'pdf'")
+    assert (body["error"], body["message"]) == (
+        "invalid_request",
+        "query.format: Input should be 'json', 'txt', 'hocr', 'alto' or 'pdf'",
+    )
     assert [d["loc"] for d in body["detail"]] == [["query", "format"]]
     bad_dpi = post(client, b"x", params={"dpi": "5000"})
     assert bad_dpi.status_code == 422
     assert bad_dpi.json()["message"] == "query.dpi: Input should be less than or equal to 600"
 
 
-@pytest.mark.parametrize(("name", "data", "status", "code"), [
-    ("empty.png", b"", 422, "corrupt_file"),
-    ("noise.png", bytes(range(256)) * 8, 415, "unsupported_format"),
-    ("cut.png", _media.png(["truncated"])[:300], 422, "corrupt_file"),
-    ("cut.pdf", _media.digital_pdf([["x"]])[:200], 422, "corrupt_file"),
-    ("song.mp3", b"ID3" + bytes(500), 415, "unsupported_format"),
-])
+@pytest.mark.parametrize(
+    ("name", "data", "status", "code"),
+    [
+        ("empty.png", b"", 422, "corrupt_file"),
+        ("noise.png", bytes(range(256)) * 8, 415, "unsupported_format"),
+        ("cut.png", _media.png(["truncated"])[:300], 422, "corrupt_file"),
+        ("cut.pdf", _media.digital_pdf([["x"]])[:200], 422, "corrupt_file"),
+        ("song.mp3", b"ID3" + bytes(500), 415, "unsupported_format"),
+    ],
+)
 def test_bad_files(client: TestClient, name: str, data: bytes, status: int, code: str) -> None:
     response = post(client, data, name)
     assert response.status_code == status
@@ -151,7 +175,10 @@ def test_encrypted_pdf_needs_its_password(client: TestClient, predictor: Any) ->
 def test_videos_are_sent_to_jobs(client: TestClient) -> None:
     response = post(client, _media.video(seconds=1.0), "clip.mp4")
     assert response.status_code == 422
-    assert response.json() == {"error": "use_jobs", "message": "clip.mp4: videos are processed as jobs: POST /v1/jobs"}
+    assert response.json() == {
+        "error": "use_jobs",
+        "message": "clip.mp4: videos are processed as jobs: POST /v1/jobs",
+    }
 
 
 def test_byte_limit(make_client: Any) -> None:
@@ -159,26 +186,40 @@ def test_byte_limit(make_client: Any) -> None:
     with make_client(limits={"max_bytes": 1000}) as client:
         response = post(client, data, "big.png")
         assert response.status_code == 413
-        assert response.json() == {"error": "limit_exceeded",
-                                   "message": f"big.png: {len(data)} bytes is over the limit of 1000 bytes (max_bytes)"}
+        assert response.json() == {
+            "error": "limit_exceeded",
+            "message": f"big.png: {len(data)} bytes is over the limit of 1000 bytes (max_bytes)",
+        }
         limit = 1000 + (1 << 20)
         huge = post(client, bytes(limit + 1), "huge.png")  # refused on its Content-Length, body unread
         assert huge.status_code == 413
-        assert huge.json() == {"error": "limit_exceeded", "message": f"request body is over the limit of {limit} "
-                                                                     "bytes (max_bytes plus form overhead)"}
+        assert huge.json() == {
+            "error": "limit_exceeded",
+            "message": f"request body is over the limit of {limit} bytes (max_bytes plus form overhead)",
+        }
 
 
 def test_byte_limit_without_content_length(make_client: Any) -> None:
     boundary = "vision-test-boundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"s.png\"\r\n"
-            f"Content-Type: image/png\r\n\r\n").encode() + bytes(3 << 20) + f"\r\n--{boundary}--\r\n".encode()
-    chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))  # a generator: sent chunked
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.png"\r\n'
+            f"Content-Type: image/png\r\n\r\n"
+        ).encode()
+        + bytes(3 << 20)
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    chunks = (body[i : i + 65536] for i in range(0, len(body), 65536))  # a generator: sent chunked
     with make_client(limits={"max_bytes": 1000}) as client:
-        response = client.post("/v1/ocr", content=chunks,
-                               headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        response = client.post(
+            "/v1/ocr", content=chunks, headers={"content-type": f"multipart/form-data; boundary={boundary}"}
+        )
     assert response.status_code == 413
-    assert response.json() == {"error": "limit_exceeded", "message": f"request body is over the limit of "
-                                                                     f"{1000 + (1 << 20)} bytes (max_bytes plus form overhead)"}
+    assert response.json() == {
+        "error": "limit_exceeded",
+        "message": f"request body is over the limit of "
+        f"{1000 + (1 << 20)} bytes (max_bytes plus form overhead)",
+    }
 
 
 def test_pixel_and_page_limits(make_client: Any) -> None:
@@ -188,10 +229,16 @@ def test_pixel_and_page_limits(make_client: Any) -> None:
         big = post(client, image, "wide.png")
         assert big.status_code == 413
         limits = DEFAULT_LIMITS.replace(max_pixels=2_000_000, max_pages=2)
-        assert big.json() == {"error": "limit_exceeded", "message": reader_error(image, "wide.png", limits=limits)}
+        assert big.json() == {
+            "error": "limit_exceeded",
+            "message": reader_error(image, "wide.png", limits=limits),
+        }
         many = post(client, pdf, "long.pdf")
         assert many.status_code == 413
-        assert many.json() == {"error": "limit_exceeded", "message": reader_error(pdf, "long.pdf", limits=limits)}
+        assert many.json() == {
+            "error": "limit_exceeded",
+            "message": reader_error(pdf, "long.pdf", limits=limits),
+        }
         assert post(client, pdf, "long.pdf", params={"pages": "1-2"}).status_code == 200
 
 
@@ -224,11 +271,17 @@ def test_request_timeout_and_overload(make_client: Any, predictor: Any) -> None:
     finally:
         service.close()
     assert queued.status_code == 503 and queued.headers["retry-after"] == "1"
-    assert queued.json() == {"error": "overloaded", "message": "the server is busy (still queued after 0.5 s); retry later"}
+    assert queued.json() == {
+        "error": "overloaded",
+        "message": "the server is busy (still queued after 0.5 s); retry later",
+    }
     running = results["running"]
     assert running.status_code == 413
-    assert running.json() == {"error": "request_timeout", "message": "processing took longer than the 0.5 s request "
-                                                                     "limit; submit large documents to POST /v1/jobs"}
+    assert running.json() == {
+        "error": "request_timeout",
+        "message": "processing took longer than the 0.5 s request "
+        "limit; submit large documents to POST /v1/jobs",
+    }
 
 
 def test_api_key(make_client: Any) -> None:
@@ -237,7 +290,10 @@ def test_api_key(make_client: Any) -> None:
         for headers in (None, {"X-API-Key": "wrong"}):
             response = post(client, data, "k.pdf", headers=headers)
             assert response.status_code == 401
-            assert response.json() == {"error": "unauthorized", "message": "missing or invalid X-API-Key header"}
+            assert response.json() == {
+                "error": "unauthorized",
+                "message": "missing or invalid X-API-Key header",
+            }
         assert post(client, data, "k.pdf", headers={"X-API-Key": "s3cret"}).status_code == 200
         assert client.get("/v1/jobs/" + "0" * 32).status_code == 401
         assert client.get("/healthz").status_code == 200  # probes stay open

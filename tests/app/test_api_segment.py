@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import _app_media as _media
 import numpy as np
 import pytest
 from safetensors.torch import save_file
 
-import _app_media as _media
 from vision.app.api.runtime import SamService
 from vision.io import DocumentFile
 from vision.models.segmentation.predictor import sam_predictor
@@ -38,8 +38,11 @@ def test_masks_equal_the_predictor_and_follow_the_prompt(make_client: Any, check
     reference = SamService(sam_predictor(checkpoint, model_type="test", device="cpu"))
     direct = reference.segment(image, points=np.array([[80.0, 30.0]]), labels=np.array([1]), multimask=True)
     with _segment_client(make_client, checkpoint) as client:
-        response = client.post("/v1/segment", files={"file": ("p.png", data)},
-                               data={"points": "[[0.5, 0.25]]", "multimask": "true"})
+        response = client.post(
+            "/v1/segment",
+            files={"file": ("p.png", data)},
+            data={"points": "[[0.5, 0.25]]", "multimask": "true"},
+        )
         assert client.get("/readyz").json()["segmentation"] is True
     assert response.status_code == 200
     body = response.json()
@@ -50,24 +53,35 @@ def test_masks_equal_the_predictor_and_follow_the_prompt(make_client: Any, check
         assert np.array_equal(mask_from_rle(got["mask"]), want.mask)
 
 
-@pytest.mark.parametrize(("form", "message"), [
-    ({}, "give points, a box, or both"),
-    ({"points": "[[0.5, 1.5]]"}, "points: expected 1 to 64 [x, y] pairs in [0, 1]"),
-    ({"points": "not json"}, "points: not a JSON array of numbers"),
-    ({"points": "[[0.5, 0.5]]", "labels": "[2]"}, "labels: expected one 0 (background) or 1 (object) per point"),
-    ({"box": "[0.6, 0.1, 0.2, 0.9]"}, "box: expected [x0, y0, x1, y1] in [0, 1] with x0 <= x1, y0 <= y1"),
-])
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ({}, "give points, a box, or both"),
+        ({"points": "[[0.5, 1.5]]"}, "points: expected 1 to 64 [x, y] pairs in [0, 1]"),
+        ({"points": "not json"}, "points: not a JSON array of numbers"),
+        (
+            {"points": "[[0.5, 0.5]]", "labels": "[2]"},
+            "labels: expected one 0 (background) or 1 (object) per point",
+        ),
+        ({"box": "[0.6, 0.1, 0.2, 0.9]"}, "box: expected [x0, y0, x1, y1] in [0, 1] with x0 <= x1, y0 <= y1"),
+    ],
+)
 def test_bad_prompts(make_client: Any, checkpoint: Path, form: dict, message: str) -> None:
     with _segment_client(make_client, checkpoint) as client:
-        response = client.post("/v1/segment", files={"file": ("p.png", _media.png(["x"], size=(64, 64)))}, data=form)
+        response = client.post(
+            "/v1/segment", files={"file": ("p.png", _media.png(["x"], size=(64, 64)))}, data=form
+        )
     assert response.status_code == 422
     assert response.json() == {"error": "invalid_prompt", "message": message}
 
 
 def test_segment_takes_images_only_and_ui_has_the_tab(make_client: Any, checkpoint: Path) -> None:
     with _segment_client(make_client, checkpoint, ui=True) as client:
-        pdf = client.post("/v1/segment", files={"file": ("d.pdf", _media.digital_pdf([["x"]]))},
-                          data={"box": "[0, 0, 1, 1]"})
+        pdf = client.post(
+            "/v1/segment",
+            files={"file": ("d.pdf", _media.digital_pdf([["x"]]))},
+            data={"box": "[0, 0, 1, 1]"},
+        )
         config = client.get("/ui/config").json()
     assert pdf.status_code == 415
     assert pdf.json() == {"error": "unsupported_format", "message": "d.pdf: segmentation takes an image"}

@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import _app_media as _media
 import pytest
 from fastapi.testclient import TestClient
 
-import _app_media as _media
 from vision.app.api.settings import ServiceSettings
 from vision.app.cli import build_parser
 from vision.app.cli.serve import export_settings
@@ -28,8 +28,13 @@ def test_probes(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "models": {"detection": "default", "recognition": "default"},
-                            "queue_depth": 0, "segmentation": False, "video": True}
+    assert ready.json() == {
+        "status": "ready",
+        "models": {"detection": "default", "recognition": "default"},
+        "queue_depth": 0,
+        "segmentation": False,
+        "video": True,
+    }
 
 
 def test_metrics_count_requests_batches_and_jobs(client: TestClient) -> None:
@@ -39,10 +44,15 @@ def test_metrics_count_requests_batches_and_jobs(client: TestClient) -> None:
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
     text = response.text
     assert _sample(text, "vision_http_requests_total", '{method="POST",route="/v1/ocr",status="200"}') == 1
-    assert _sample(text, "vision_http_requests_total",
-                   '{method="GET",route="/v1/jobs/{job_id}",status="404"}') == 1
+    assert (
+        _sample(text, "vision_http_requests_total", '{method="GET",route="/v1/jobs/{job_id}",status="404"}')
+        == 1
+    )
     assert _sample(text, "vision_http_request_duration_seconds_count", '{method="POST",route="/v1/ocr"}') == 1
-    assert _sample(text, "vision_batch_pages_count", "") == 1 and _sample(text, "vision_batch_pages_sum", "") == 1
+    assert (
+        _sample(text, "vision_batch_pages_count", "") == 1
+        and _sample(text, "vision_batch_pages_sum", "") == 1
+    )
     assert _sample(text, "vision_queue_depth", "") == 0 and _sample(text, "vision_models_loaded", "") == 1
     assert _sample(text, "vision_jobs", '{status="queued"}') == 0
 
@@ -72,11 +82,23 @@ def test_routing_errors_use_the_error_body(client: TestClient) -> None:
 
 def test_openapi_lists_the_endpoints(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert sorted(schema["paths"]) == ["/healthz", "/metrics", "/readyz", "/v1/jobs", "/v1/jobs/{job_id}",
-                                       "/v1/jobs/{job_id}/result", "/v1/ocr"]
-    assert schema["components"]["securitySchemes"] == {"APIKeyHeader": {
-        "type": "apiKey", "in": "header", "name": "X-API-Key",
-        "description": "required on /v1/* when the server is configured with an API key"}}
+    assert sorted(schema["paths"]) == [
+        "/healthz",
+        "/metrics",
+        "/readyz",
+        "/v1/jobs",
+        "/v1/jobs/{job_id}",
+        "/v1/jobs/{job_id}/result",
+        "/v1/ocr",
+    ]
+    assert schema["components"]["securitySchemes"] == {
+        "APIKeyHeader": {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "required on /v1/* when the server is configured with an API key",
+        }
+    }
     assert client.get("/docs").status_code == 200
 
 
@@ -86,7 +108,9 @@ def test_segment_route_needs_a_checkpoint(client: TestClient) -> None:
 
 def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     toml = tmp_path / "vision.toml"
-    toml.write_text('api_key = "from-file"\n[limits]\nmax_pages = 3\nmax_bytes = 1000\n[batching]\nmax_size = 4\n')
+    toml.write_text(
+        'api_key = "from-file"\n[limits]\nmax_pages = 3\nmax_bytes = 1000\n[batching]\nmax_size = 4\n'
+    )
     monkeypatch.setenv("VISION_LIMITS__MAX_BYTES", "2000")
     settings = ServiceSettings(config_file=toml, batching={"max_size": 9})
     assert settings.api_key.get_secret_value() == "from-file"
@@ -111,8 +135,9 @@ def test_cli_serve_and_ui_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         monkeypatch.delenv(name)
     config = tmp_path / "c.toml"
     config.write_text("[limits]\nmax_pages = 7\n")
-    args = build_parser().parse_args(["serve", "--port", "9001", "--workers", "2", "--config", str(config),
-                                      "--max-pages", "4"])
+    args = build_parser().parse_args(
+        ["serve", "--port", "9001", "--workers", "2", "--config", str(config), "--max-pages", "4"]
+    )
     assert (args.host, args.port, args.workers) == ("127.0.0.1", 9001, 2)
     export_settings(args)
     assert ServiceSettings().limits.max_pages == 4  # the flag beats the file

@@ -39,7 +39,9 @@ def test_folders_bad_files_and_atomic_outputs(tmp_path, predictor, capsys):
     (src / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\n not really a png")
     (src / "notes.txt").write_text("not a document")  # folders contribute images and PDFs only
     out = tmp_path / "out"
-    code = _run([str(src), str(tmp_path / "missing.png"), "-o", str(out), "--format", "json", "-r"], predictor)
+    code = _run(
+        [str(src), str(tmp_path / "missing.png"), "-o", str(out), "--format", "json", "-r"], predictor
+    )
     assert code == 1
     err = capsys.readouterr().err
     assert "bad.png" in err and "missing.png" in err
@@ -99,8 +101,21 @@ def test_pdf_inputs_use_their_text_layer_unless_told(tmp_path, predictor, capsys
     pdf.output(str(tmp_path / "doc.pdf"))
     assert _run([str(tmp_path / "doc.pdf")], predictor) == 0
     assert capsys.readouterr().out.split() == ["Born", "digital", "words"]
-    assert _run([str(tmp_path / "doc.pdf"), "--pdf-text", "layer", "--format", "json", "-o",
-                 str(tmp_path / "doc.json")], predictor) == 0
+    assert (
+        _run(
+            [
+                str(tmp_path / "doc.pdf"),
+                "--pdf-text",
+                "layer",
+                "--format",
+                "json",
+                "-o",
+                str(tmp_path / "doc.json"),
+            ],
+            predictor,
+        )
+        == 0
+    )
     page = json.loads((tmp_path / "doc.json").read_text())["pages"][0]
     assert [w["confidence"] for b in page["blocks"] for ln in b["lines"] for w in ln["words"]] == [1.0] * 3
 
@@ -115,8 +130,23 @@ def test_write_atomically_replaces_whole_files(tmp_path):
 def test_main_builds_the_models_from_the_options(tmp_path, capsys):
     image = _save_page(tmp_path / "page.png")
     out = tmp_path / "page.json"
-    code = main(["ocr", str(image), "-o", str(out), "--format", "json", "--det-weights", "none",
-                 "--reco-weights", "none", "--device", "cpu", "--no-progress"])
+    code = main(
+        [
+            "ocr",
+            str(image),
+            "-o",
+            str(out),
+            "--format",
+            "json",
+            "--det-weights",
+            "none",
+            "--reco-weights",
+            "none",
+            "--device",
+            "cpu",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     doc = json.loads(out.read_text())
     assert len(doc["pages"]) == 1 and doc["pages"][0]["dimensions"] == [360, 640]

@@ -27,8 +27,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict:
     MP4 lives in a folder of its own."""
     root = tmp_path_factory.mktemp("corpus")
     (root / "sub").mkdir()
-    clips = {"a.mp4": encode_cfr(root / "a.mp4"), "sub/b.mkv": encode_vfr(root / "sub" / "b.mkv"),
-             "sub/c.avi": encode_cfr(root / "sub" / "c.avi", codec="mpeg4", options={"extra_options": {"qscale": 2}})}
+    clips = {
+        "a.mp4": encode_cfr(root / "a.mp4"),
+        "sub/b.mkv": encode_vfr(root / "sub" / "b.mkv"),
+        "sub/c.avi": encode_cfr(
+            root / "sub" / "c.avi", codec="mpeg4", options={"extra_options": {"qscale": 2}}
+        ),
+    }
     (root / "notes.txt").write_text("not a video extension: folders skip it\n")
     bad = tmp_path_factory.mktemp("bad") / "broken.mp4"
     data = (root / "a.mp4").read_bytes()
@@ -40,7 +45,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def ocr(monkeypatch: pytest.MonkeyPatch) -> TemplateOCR:
     """The predictor the CLI builds (one shared instance, so tests can count its calls)."""
     shared = TemplateOCR(VOCAB)
-    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: (lambda: shared))
+    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: lambda: shared)
     return shared
 
 
@@ -48,7 +53,9 @@ def outputs_of(out: Path) -> dict[str, str]:
     return {str(p.relative_to(out)): p.read_text() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-def test_folder_run_writes_reports_broken_and_resumes(corpus: dict, tmp_path: Path, ocr: TemplateOCR, capsys) -> None:
+def test_folder_run_writes_reports_broken_and_resumes(
+    corpus: dict, tmp_path: Path, ocr: TemplateOCR, capsys
+) -> None:
     out = tmp_path / "out"
     options = ["-o", str(out), "--recursive", "--no-progress"]
     assert main(["video", str(corpus["root"]), str(corpus["broken"]), *options]) == 1
@@ -79,8 +86,9 @@ def test_without_recursive_only_the_folder_itself(corpus: dict, tmp_path: Path, 
     assert set(outputs_of(out)) == {"a.mp4.srt"}
 
 
-def test_an_interrupted_run_leaves_only_whole_files(corpus: dict, tmp_path: Path, ocr: TemplateOCR,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_run_leaves_only_whole_files(
+    corpus: dict, tmp_path: Path, ocr: TemplateOCR, monkeypatch: pytest.MonkeyPatch
+) -> None:
     reference = tmp_path / "reference"
     assert main(["video", str(corpus["root"]), "-o", str(reference), "-r", "--no-progress"]) == 0
     real_fsync, count = outputs.os.fsync, [0]
@@ -102,8 +110,9 @@ def test_an_interrupted_run_leaves_only_whole_files(corpus: dict, tmp_path: Path
     assert outputs_of(out) == outputs_of(reference)
 
 
-def test_progress_bars_for_the_folder_and_the_current_video(corpus: dict, tmp_path: Path, ocr: TemplateOCR,
-                                                            capsys) -> None:
+def test_progress_bars_for_the_folder_and_the_current_video(
+    corpus: dict, tmp_path: Path, ocr: TemplateOCR, capsys
+) -> None:
     assert main(["video", str(corpus["root"] / "a.mp4"), "-o", str(tmp_path), "--format", "json"]) == 0
     err = capsys.readouterr().err
     assert "videos: 100%" in err and "1/1" in err  # the folder bar
@@ -123,9 +132,10 @@ def test_argument_and_input_errors(corpus: dict, tmp_path: Path, ocr: TemplateOC
     assert "nowhere.mp4: no such file or folder" in capsys.readouterr().err
 
 
-def test_ray_engine_writes_what_the_local_engine_writes(corpus: dict, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    ray = pytest.importorskip("ray")
+def test_ray_engine_writes_what_the_local_engine_writes(
+    corpus: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    import ray
     from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(_video_synth)  # Ray workers cannot import the tests' helper module

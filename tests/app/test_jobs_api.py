@@ -1,4 +1,4 @@
-"""/v1/jobs through the API: documents and videos to completion, every state's answer, cancel, delete, resume."""
+"""/v1/jobs: documents and videos to completion, every state's answer, cancel, delete, resume."""
 
 from __future__ import annotations
 
@@ -6,16 +6,27 @@ import threading
 import time
 from typing import Any
 
+import _app_media as _media
 import pytest
 from fastapi.testclient import TestClient
 
-import _app_media as _media
 from vision.errors import VisionError
 from vision.io import DocumentFile
 from vision.structures import Document
 
-JOB_FIELDS = {"id", "kind", "status", "filename", "done", "total", "progress", "attempts", "error", "created_at",
-              "updated_at"}
+JOB_FIELDS = {
+    "id",
+    "kind",
+    "status",
+    "filename",
+    "done",
+    "total",
+    "progress",
+    "attempts",
+    "error",
+    "created_at",
+    "updated_at",
+}
 
 
 def wait_status(client: TestClient, job_id: str, statuses: set[str], timeout: float = 60.0) -> dict:
@@ -62,12 +73,26 @@ def test_document_job_from_submit_to_every_format(client: TestClient, predictor:
     assert response.status_code == 202
     job = response.json()
     assert set(job) == JOB_FIELDS and response.headers["location"] == f"/v1/jobs/{job['id']}"
-    assert {k: job[k] for k in ("kind", "status", "filename", "done", "total", "progress", "attempts", "error")} == {
-        "kind": "document", "status": "queued", "filename": "scan.pdf", "done": 0, "total": 3, "progress": 0.0,
-        "attempts": 0, "error": None}
+    assert {
+        k: job[k] for k in ("kind", "status", "filename", "done", "total", "progress", "attempts", "error")
+    } == {
+        "kind": "document",
+        "status": "queued",
+        "filename": "scan.pdf",
+        "done": 0,
+        "total": 3,
+        "progress": 0.0,
+        "attempts": 0,
+        "error": None,
+    }
     final = wait_status(client, job["id"], {"succeeded", "failed"})
     assert (final["status"], final["done"], final["total"], final["progress"], final["attempts"]) == (
-        "succeeded", 3, 3, 1.0, 1)
+        "succeeded",
+        3,
+        3,
+        1.0,
+        1,
+    )
     doc = page_by_page(predictor, data, "scan.pdf", dpi=72)
     url = f"/v1/jobs/{job['id']}/result"
     assert client.get(url).json() == doc.export()
@@ -95,8 +120,11 @@ def test_video_job_has_frames_and_a_timeline(client: TestClient) -> None:
     assert vtt.headers["content-type"] == "text/vtt; charset=utf-8" and vtt.text == doc.to_vtt()
     pdf = client.get(f"/v1/jobs/{job_id}/result", params={"format": "pdf"})
     assert pdf.status_code == 413
-    assert pdf.json() == {"error": "limit_exceeded", "message": "a searchable PDF is made for documents of at most "
-                                                                "20 pages (max_pages); fetch json, hocr or alto instead"}
+    assert pdf.json() == {
+        "error": "limit_exceeded",
+        "message": "a searchable PDF is made for documents of at most "
+        "20 pages (max_pages); fetch json, hocr or alto instead",
+    }
 
 
 def test_bad_submissions_and_unknown_jobs(client: TestClient) -> None:
@@ -107,8 +135,11 @@ def test_bad_submissions_and_unknown_jobs(client: TestClient) -> None:
     assert empty.json() == {"error": "corrupt_file", "message": "e.png: empty file (0 bytes)"}
     assert client.get("/metrics").text.count('vision_jobs{status="queued"} 0.0') == 1  # nothing was queued
     unknown = "0123456789abcdef" * 2
-    for method, url in (("GET", f"/v1/jobs/{unknown}"), ("GET", f"/v1/jobs/{unknown}/result"),
-                        ("DELETE", f"/v1/jobs/{unknown}")):
+    for method, url in (
+        ("GET", f"/v1/jobs/{unknown}"),
+        ("GET", f"/v1/jobs/{unknown}/result"),
+        ("DELETE", f"/v1/jobs/{unknown}"),
+    ):
         response = client.request(method, url)
         assert response.status_code == 404
         assert response.json() == {"error": "job_not_found", "message": f"no job {unknown}"}
@@ -172,5 +203,7 @@ def test_a_restart_resumes_from_the_last_checkpoint(make_client: Any, predictor:
         final = wait_status(client, job_id, {"succeeded", "failed"})
         assert (final["status"], final["attempts"], final["done"]) == ("succeeded", 2, 4)
         assert counter.calls == 2  # only pages 3 and 4 were left
-        assert client.get(f"/v1/jobs/{job_id}/result").json() == page_by_page(
-            predictor, data, "long.pdf", dpi=72).export()
+        assert (
+            client.get(f"/v1/jobs/{job_id}/result").json()
+            == page_by_page(predictor, data, "long.pdf", dpi=72).export()
+        )

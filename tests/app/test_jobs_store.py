@@ -10,8 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from vision.app.api.job_runner import JobContext, JobRunner
 from vision.app.api.jobs import JobRecord, JobStore
 from vision.errors import CorruptFile
@@ -19,13 +17,16 @@ from vision.errors import CorruptFile
 
 def _dead_owner() -> str:
     """An owner id naming a process of this host that has exited."""
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     return f"{socket.gethostname()}:{int(proc.stdout)}:deadbeef"
 
 
 def _new_job(store: JobStore, name: str = "scan.pdf", total: int | None = 3) -> JobRecord:
-    return store.create("document", name, store.stage(io.BytesIO(b"%PDF-1.4 test")), {"dpi": 144.0}, total=total)
+    return store.create(
+        "document", name, store.stage(io.BytesIO(b"%PDF-1.4 test")), {"dpi": 144.0}, total=total
+    )
 
 
 def _wait_for(predicate, timeout: float = 10.0) -> None:
@@ -47,10 +48,20 @@ def test_lifecycle_and_public_view(tmp_path: Path) -> None:
     assert not store.progress(job.id, "someone:2:b", 3, 3)  # not the owner
     assert store.finish(job.id, "me:1:a", "succeeded")
     view = store.get(job.id).to_json()
-    assert {k: view[k] for k in ("id", "kind", "status", "filename", "done", "total", "progress", "attempts",
-                                 "error")} == {"id": job.id, "kind": "document", "status": "succeeded",
-                                               "filename": "scan.pdf", "done": 2, "total": 3, "progress": 1.0,
-                                               "attempts": 1, "error": None}
+    assert {
+        k: view[k]
+        for k in ("id", "kind", "status", "filename", "done", "total", "progress", "attempts", "error")
+    } == {
+        "id": job.id,
+        "kind": "document",
+        "status": "succeeded",
+        "filename": "scan.pdf",
+        "done": 2,
+        "total": 3,
+        "progress": 1.0,
+        "attempts": 1,
+        "error": None,
+    }
     assert store.counts() == {"queued": 0, "running": 0, "succeeded": 1, "failed": 0, "cancelled": 0}
     store.delete(job.id)
     assert store.get(job.id) is None and not store.job_dir(job.id).exists()
@@ -70,8 +81,10 @@ def test_recover_requeues_orphans_then_fails_them_after_max_attempts(tmp_path: P
     assert store.recover(max_attempts=3, stale_after_s=60) == [job.id]
     failed = store.get(job.id).to_json()
     assert failed["status"] == "failed" and failed["attempts"] == 3
-    assert failed["error"] == {"error": "interrupted",
-                               "message": "the server stopped while running this job 3 times"}
+    assert failed["error"] == {
+        "error": "interrupted",
+        "message": "the server stopped while running this job 3 times",
+    }
 
 
 def test_recover_leaves_live_owners_alone_unless_their_heartbeat_is_stale(tmp_path: Path) -> None:
@@ -99,8 +112,9 @@ def test_cancel_queued_and_running(tmp_path: Path) -> None:
 class Steps:
     """A handler doing ``total`` checkpointed steps; with a ``gate``, each step takes one permit from it."""
 
-    def __init__(self, total: int = 3, gate: threading.Semaphore | None = None,
-                 fail: Exception | None = None) -> None:
+    def __init__(
+        self, total: int = 3, gate: threading.Semaphore | None = None, fail: Exception | None = None
+    ) -> None:
         self.total, self.gate, self.fail = total, gate, fail
         self.starts: list[tuple[int, int]] = []  # (attempt, first step) per start
 
@@ -130,7 +144,10 @@ def test_runner_runs_jobs_and_records_failures(tmp_path: Path) -> None:
     runner.start()
     try:
         _wait_for(lambda: store.get(bad.id).status == "failed")
-        assert store.get(bad.id).to_json()["error"] == {"error": "corrupt_file", "message": "b.pdf: no xref table"}
+        assert store.get(bad.id).to_json()["error"] == {
+            "error": "corrupt_file",
+            "message": "b.pdf: no xref table",
+        }
     finally:
         runner.stop()
     broken = _new_job(store)
@@ -138,7 +155,10 @@ def test_runner_runs_jobs_and_records_failures(tmp_path: Path) -> None:
     runner.start()
     try:
         _wait_for(lambda: store.get(broken.id).status == "failed")
-        assert store.get(broken.id).to_json()["error"] == {"error": "internal_error", "message": "KeyError: 'x'"}
+        assert store.get(broken.id).to_json()["error"] == {
+            "error": "internal_error",
+            "message": "KeyError: 'x'",
+        }
     finally:
         runner.stop()
 

@@ -10,35 +10,46 @@ from __future__ import annotations
 from typing import Any
 
 import schemathesis
+from conftest import service_settings
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.config import SchemathesisConfig
 
-from conftest import service_settings
 from vision.app.api import create_app
 
 API_KEY = "schemathesis-key"
 # A schema-valid upload is still refused when its bytes are no image, PDF or video (415), are corrupt (422)
 # or exceed a limit (413): the schema cannot say "a readable PNG", so those answers count as acceptance.
-CONFIG = SchemathesisConfig.from_dict({"checks": {"positive_data_acceptance": {
-    "expected-statuses": ["2xx", "401", "404", "409", "413", "415", "422"]}}})
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "checks": {
+            "positive_data_acceptance": {
+                "expected-statuses": ["2xx", "401", "404", "409", "413", "415", "422"]
+            }
+        }
+    }
+)
 EXAMPLES = 15  # per operation and mode: 8 operations x 2 modes x 15 = 240 requests, a few seconds
 
 
 def test_api_conforms_to_its_schema(tmp_path: Any, predictor: Any) -> None:
-    app = create_app(service_settings(tmp_path, api_key=API_KEY, limits={"max_bytes": 200_000}),
-                     predictor=predictor)
+    app = create_app(
+        service_settings(tmp_path, api_key=API_KEY, limits={"max_bytes": 200_000}), predictor=predictor
+    )
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=CONFIG)
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) == 8  # probes (3), OCR (1), jobs (4)
     for operation in operations:
         takes_input = any(len(part) for part in (operation.path_parameters, operation.query, operation.body))
-        modes = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if takes_input else (GenerationMode.POSITIVE,)
+        modes = (
+            (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if takes_input else (GenerationMode.POSITIVE,)
+        )
         for mode in modes:
 
             @given(case=operation.as_strategy(generation_mode=mode))
-            @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                      database=None)
+            @settings(
+                max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None
+            )
             def check(case: Any) -> None:
                 case.call_and_validate(headers={"X-API-Key": API_KEY})
 

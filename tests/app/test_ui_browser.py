@@ -12,25 +12,33 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 import uvicorn
+from conftest import service_settings
 from PIL import Image
 from playwright.sync_api import expect, sync_playwright
 
 import vision
-from conftest import service_settings
 from vision.app.api import create_app
 from vision.app.ui import BOX_COLOR, SAMPLE_PAGE
 from vision.io import DocumentFile
 from vision.structures import Document
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TIMEOUT_MS = 120_000
 
 
@@ -93,7 +101,11 @@ def test_upload_the_sample_page_and_see_text_boxes_and_json(tmp_path: Path, trai
     assert "INVOICE" in expected.render() or "Invoice" in expected.render()
     height, width = drawn.shape[:2]
     assert (height, width) == expected.pages[0].dimensions
-    top_middles = [(int(w.geometry[1] * height), round((w.geometry[0] + w.geometry[2]) / 2 * width))
-                   for w in expected.pages[0].words]
-    on_edge = [bool((drawn[max(0, y - 1):y + 3, x] == BOX_COLOR).all(axis=-1).any()) for y, x in top_middles]
+    top_middles = [
+        (int(w.geometry[1] * height), round((w.geometry[0] + w.geometry[2]) / 2 * width))
+        for w in expected.pages[0].words
+    ]
+    on_edge = [
+        bool((drawn[max(0, y - 1) : y + 3, x] == BOX_COLOR).all(axis=-1).any()) for y, x in top_middles
+    ]
     assert sum(on_edge) >= 0.9 * len(on_edge), "a red box edge should run along the top of each word"

@@ -29,8 +29,15 @@ def _write_set(root: Path, pages: list[tuple[np.ndarray, list]], *, ignore_box=N
         if ignore_box is not None:
             x0, y0, x1, y1 = ignore_box
             gt_words.append({"text": "", "polygon": [[x0, y0], [x1, y0], [x1, y1], [x0, y1]], "ignore": True})
-        gt = {"id": sid, "image": f"images/{sid}.png", "width": image.shape[1], "height": image.shape[0],
-              "level": "word", "source": "test", "words": gt_words}
+        gt = {
+            "id": sid,
+            "image": f"images/{sid}.png",
+            "width": image.shape[1],
+            "height": image.shape[0],
+            "level": "word",
+            "source": "test",
+            "words": gt_words,
+        }
         (root / "gt" / f"{sid}.json").write_text(json.dumps(gt))
     (root / "index.json").write_text(json.dumps({"set": "tiny", "kind": "page", "level": "word", "ids": ids}))
     return root
@@ -54,8 +61,9 @@ def test_perfect_reader_scores_one(page_set):
 def test_misread_words_lower_end_to_end_but_not_detection(page_set):
     missing = {"Invoice", "Harbor", "thirty"}  # read as some other word of the vocabulary
     reader = TemplateReader([w for w in VOCABULARY if w not in missing])
-    report = ocr_eval.evaluate_ocr(ocr_predictor(det_predictor=InkDetector(), reco_predictor=reader),
-                                   open_set(page_set))
+    report = ocr_eval.evaluate_ocr(
+        ocr_predictor(det_predictor=InkDetector(), reco_predictor=reader), open_set(page_set)
+    )
     e2e = report["end_to_end"]["0.5"]
     assert report["detection"]["0.5"]["f1"] == 1.0
     assert e2e["tp"] == 2 * (21 - len(missing)) and e2e["n_pred"] == e2e["n_gt"] == 42
@@ -68,14 +76,30 @@ def test_predictions_on_ignore_regions_are_dropped(tmp_path):
     x0, y0 = np.min([q.min(0) for _, q in words[:3]], axis=0) - 2
     x1, y1 = np.max([q.max(0) for _, q in words[:3]], axis=0) + 2
     root = _write_set(tmp_path / "ign", [(image, kept)], ignore_box=(x0, y0, x1, y1))
-    report = ocr_eval.evaluate_ocr(ocr_predictor(det_predictor=InkDetector(), reco_predictor=TemplateReader()),
-                                   open_set(root))
+    report = ocr_eval.evaluate_ocr(
+        ocr_predictor(det_predictor=InkDetector(), reco_predictor=TemplateReader()), open_set(root)
+    )
     assert report["detection"]["0.5"]["n_pred"] == len(kept) and report["end_to_end"]["0.5"]["f1"] == 1.0
     assert report["cer"] == 0.0
 
 
 def test_is_a_discovered_eval_task(page_set):
-    args = build_parser().parse_args(["eval", "ocr", "--data", str(page_set), "--json", "--limit", "1",
-                                      "--det-arch", "x", "--reco-arch", "y", "--device", "cpu"])
+    args = build_parser().parse_args(
+        [
+            "eval",
+            "ocr",
+            "--data",
+            str(page_set),
+            "--json",
+            "--limit",
+            "1",
+            "--det-arch",
+            "x",
+            "--reco-arch",
+            "y",
+            "--device",
+            "cpu",
+        ]
+    )
     assert args.func is ocr_eval.run and args.limit == 1 and args.json
     assert ocr_eval.TASK == "ocr"

@@ -140,7 +140,10 @@ def test_float8_refuses_cpu(base: Sam) -> None:
 
 # ------------------------------------------------------------------------------------------------ GPU rungs
 gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+# Expected from CPU measurements at this size (768 wide, 4 blocks, 512 px): bf16 1.3e-2 (mask IoU 0.992); float8
+# emulated in fp32 with e4m3 per-row casts 2.6e-2 (IoU 0.983). The GPU runs print what they measure.
 GPU_TOL = {"bf16": 3e-2, "sdpa": 3e-2, "triton": 3e-2, "nested": 3e-2, "int8": 6e-2, "float8": 8e-2}
+GPU_IOU = {"int8": 0.95, "float8": 0.95}
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +161,7 @@ def test_gpu_rung_eager(gpu_base: Sam, rung: str) -> None:
         pytest.importorskip("torchao")
     err, iou_err, agree = _compare(gpu_base, LADDER[rung].replace(compile=False), device="cuda")
     print(f"gpu rung {rung}: relative error {err:.2e}, iou max diff {iou_err:.2e}, mask IoU {agree:.4f}")
-    assert err < GPU_TOL[rung] and agree > 0.97
+    assert err < GPU_TOL[rung] and agree > GPU_IOU.get(rung, 0.97)
 
 
 @pytest.mark.gpu

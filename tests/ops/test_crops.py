@@ -77,7 +77,7 @@ def test_roi_crops_match_resized_numpy_crops_and_pad():
         ref = cv2.resize(crop, (int(widths[i]), 24), interpolation=cv2.INTER_AREA).astype(np.float32)
         got = out[i, :, :, : widths[i]].permute(1, 2, 0).numpy()
         assert np.abs(got - ref).mean() < 3
-        assert (out[i, :, :, widths[i]:] == -1.0).all()
+        assert (out[i, :, :, widths[i] :] == -1.0).all()
 
 
 def test_warp_crops_match_polygon_crops():

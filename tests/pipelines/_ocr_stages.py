@@ -27,8 +27,16 @@ TEXT = [
 VOCABULARY = sorted({w for line in TEXT for w in line.split()})
 
 
-def render_page(lines: list[str] = TEXT, *, size: tuple[int, int] = (360, 640), font_size: int = 22,
-                top: int = 40, left: int = 40, line_height: int = 32, angle: float = 0.0):
+def render_page(
+    lines: list[str] = TEXT,
+    *,
+    size: tuple[int, int] = (360, 640),
+    font_size: int = 22,
+    top: int = 40,
+    left: int = 40,
+    line_height: int = 32,
+    angle: float = 0.0,
+):
     """A white page with ``lines`` of black text.
 
     Returns ``(image uint8[H, W, 3], words)`` with ``words = [(text, quad float[4, 2] in pixels)]`` in
@@ -88,7 +96,9 @@ class InkDetector:
                 quads.append(order_quad(cv2.boxPoints(((cx + 0.5, cy + 0.5), (rw + 1, rh + 1), angle))))
         polygons = np.asarray(quads, np.float32).reshape(-1, 4, 2) / [w, h]
         boxes = np.concatenate([polygons.min(axis=1), polygons.max(axis=1)], axis=1)
-        return Detection(boxes.astype(np.float32), np.ones(len(boxes), np.float32), polygons.astype(np.float32))
+        return Detection(
+            boxes.astype(np.float32), np.ones(len(boxes), np.float32), polygons.astype(np.float32)
+        )
 
     def __call__(self, pages: list[np.ndarray]) -> list[Detection]:
         self.calls += 1
@@ -117,7 +127,7 @@ class TemplateReader:
         ys, xs = np.nonzero(gray < 128)
         if len(xs) == 0:
             return np.zeros(self.SIZE[::-1] + (0,)).reshape(-1)[:0]
-        tight = gray[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float64)
+        tight = gray[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float64)
         v = cv2.resize(tight, self.SIZE, interpolation=cv2.INTER_AREA).reshape(-1)
         v -= v.mean()
         return v / (np.linalg.norm(v) + 1e-9)

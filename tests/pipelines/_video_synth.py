@@ -102,12 +102,21 @@ def _clip(path: Path, starts: list[float], captions: tuple[Caption, ...]) -> Cli
     decoder = VideoDecoder(str(path))
     pts = decoder.get_frames_in_range(0, len(decoder)).pts_seconds.tolist()
     if len(pts) != len(starts) or max(abs(a - b) for a, b in zip(pts, starts)) > 1e-3:
-        raise AssertionError(f"{path}: encoded frame times {pts[:8]}... differ from the intended {starts[:8]}...")
+        raise AssertionError(
+            f"{path}: encoded frame times {pts[:8]}... differ from the intended {starts[:8]}..."
+        )
     return Clip(path, tuple(starts), float(decoder.metadata.end_stream_seconds), captions)
 
 
-def encode_cfr(path: Path, *, rate: float = 10.0, captions: tuple[Caption, ...] = CAPTIONS,
-               duration: float = DURATION, codec: str | None = None, options: dict | None = None) -> Clip:
+def encode_cfr(
+    path: Path,
+    *,
+    rate: float = 10.0,
+    captions: tuple[Caption, ...] = CAPTIONS,
+    duration: float = DURATION,
+    codec: str | None = None,
+    options: dict | None = None,
+) -> Clip:
     """Encode a constant-rate video with torchcodec (container from the suffix; codec and its ``to_file``
     options as given, default: the container's codec at CRF 12, near-lossless for H.264)."""
     from torchcodec.encoders import VideoEncoder
@@ -145,7 +154,9 @@ def encode_vfr(path: Path, *, captions: tuple[Caption, ...] = CAPTIONS, duration
     """Encode a variable-frame-rate Matroska file (H.264) with the ffmpeg CLI's concat demuxer."""
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
-        raise RuntimeError("the ffmpeg CLI is needed for the variable-frame-rate fixture (make setup installs it)")
+        raise RuntimeError(
+            "the ffmpeg CLI is needed for the variable-frame-rate fixture (make setup installs it)"
+        )
     starts = vfr_starts(duration)
     bounds = [*starts, duration]
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,9 +167,31 @@ def encode_vfr(path: Path, *, captions: tuple[Caption, ...] = CAPTIONS, duration
             lines += [f"file '{png}'", f"duration {bounds[k + 1] - t:.3f}"]
         listing = Path(tmp) / "list.ffconcat"
         listing.write_text("\n".join(lines) + "\n")
-        subprocess.run([ffmpeg, "-loglevel", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                        "-fps_mode", "vfr", "-c:v", "libx264", "-crf", "12", "-pix_fmt", "yuv420p", str(path)],
-                       check=True, timeout=60)
+        subprocess.run(
+            [
+                ffmpeg,
+                "-loglevel",
+                "error",
+                "-y",
+                "-f",
+                "concat",
+                "-safe",
+                "0",
+                "-i",
+                str(listing),
+                "-fps_mode",
+                "vfr",
+                "-c:v",
+                "libx264",
+                "-crf",
+                "12",
+                "-pix_fmt",
+                "yuv420p",
+                str(path),
+            ],
+            check=True,
+            timeout=60,
+        )
     return _clip(path, starts, captions)
 
 
@@ -188,8 +221,13 @@ class TemplateOCR:
                 if score >= self.min_iou:
                     word = Word(text, score, (x0 / w, y0 / h, x1 / w, y1 / h))
                     lines.append(Line([word]))
-        return Page(page_idx=page.index, dimensions=(h, w), blocks=[Block([ln]) for ln in lines],
-                    timestamp=page.timestamp, source=page.source)
+        return Page(
+            page_idx=page.index,
+            dimensions=(h, w),
+            blocks=[Block([ln]) for ln in lines],
+            timestamp=page.timestamp,
+            source=page.source,
+        )
 
     def _name(self, crop: np.ndarray) -> tuple[str, float]:
         best, score = "", 0.0
@@ -204,7 +242,7 @@ class TemplateOCR:
 
 def _tight(mask: np.ndarray) -> np.ndarray:
     ys, xs = np.nonzero(mask)
-    return mask[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    return mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
 def _runs(flags: np.ndarray, gap: int) -> list[tuple[int, int]]:
@@ -233,7 +271,7 @@ def parse_cues(text: str, *, vtt: bool) -> list[tuple[float, float, str]]:
     stamp = _VTT if vtt else _SRT
     if vtt:
         assert text.startswith("WEBVTT\n\n"), text[:40]
-        text = text[len("WEBVTT\n\n"):]
+        text = text[len("WEBVTT\n\n") :]
     cues = []
     for n, block in enumerate(b for b in text.strip("\n").split("\n\n") if b):
         lines = block.split("\n")
@@ -252,8 +290,9 @@ def check_subtitles(doc: Document) -> None:
     expected = sorted((round(e.start, 3), round(e.end, 3), e.text) for e in doc.timeline)
     for vtt, text in ((False, doc.to_srt()), (True, doc.to_vtt())):
         cues = parse_cues(text, vtt=vtt)
-        assert [t for a, b, _ in cues for t in (a, b)] == pytest.approx([t for a, b, _ in expected for t in (a, b)],
-                                                                        abs=1e-3)
+        assert [t for a, b, _ in cues for t in (a, b)] == pytest.approx(
+            [t for a, b, _ in expected for t in (a, b)], abs=1e-3
+        )
         assert [t for _, _, t in cues] == [t for _, _, t in expected]
 
 
@@ -271,7 +310,9 @@ def check_timeline(doc: Document, clip: Clip, interval: float) -> None:
         if end - start >= 2 * interval:
             assert text in found, f"{text} ({start}-{end}) missing from {doc.timeline}"
         elif end - start < interval:
-            assert text not in found, f"{text} shown {end - start:.2f} s < one interval, kept as {found[text]}"
+            assert text not in found, (
+                f"{text} shown {end - start:.2f} s < one interval, kept as {found[text]}"
+            )
         if text in found:
             entry = found[text]
             assert abs(entry.start - start) <= interval + 1e-6, (text, entry, start)

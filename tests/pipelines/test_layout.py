@@ -1,7 +1,13 @@
 import numpy as np
 
-from vision.pipelines.layout import (LayoutOptions, build_blocks, find_regions, group_blocks, group_lines,
-                                     order_blocks)
+from vision.pipelines.layout import (
+    LayoutOptions,
+    build_blocks,
+    find_regions,
+    group_blocks,
+    group_lines,
+    order_blocks,
+)
 from vision.structures import Word
 
 
@@ -35,13 +41,16 @@ def test_a_wide_gap_splits_a_row():
 
 
 def test_blocks_chain_close_lines_and_keep_titles_apart():
-    lines = np.array([
-        [50, 40, 600, 90],  # title, 50 px high
-        [50, 110, 700, 130],
-        [50, 140, 690, 160],
-        [50, 170, 300, 190],  # short last line of the paragraph
-        [50, 260, 700, 280],  # next paragraph, after a 3.5-height gap
-    ], dtype=float)
+    lines = np.array(
+        [
+            [50, 40, 600, 90],  # title, 50 px high
+            [50, 110, 700, 130],
+            [50, 140, 690, 160],
+            [50, 170, 300, 190],  # short last line of the paragraph
+            [50, 260, 700, 280],  # next paragraph, after a 3.5-height gap
+        ],
+        dtype=float,
+    )
     assert group_blocks(lines) == [[0], [1, 2, 3], [4]]
 
 
@@ -92,30 +101,47 @@ def test_regions_find_a_figure_but_not_text_or_rules():
     text_boxes = []
     for k in range(5):
         y = 360 + 25 * k
-        page[y:y + 14, 60:540:9] = 0  # dark strokes of text
+        page[y : y + 14, 60:540:9] = 0  # dark strokes of text
         text_boxes.append((50 / 600, (y - 2) / 800, 550 / 600, (y + 16) / 800))
     regions = find_regions(page, np.array(text_boxes))
     assert len(regions) == 1 and regions[0].kind == "figure"
     np.testing.assert_allclose(regions[0].geometry, (80 / 600, 100 / 800, 330 / 600, 300 / 800), atol=0.02)
-    assert find_regions(page[330:480], np.array([(b[0], (b[1] * 800 - 330) / 150, b[2], (b[3] * 800 - 330) / 150)
-                                                 for b in text_boxes])) == []
+    assert (
+        find_regions(
+            page[330:480],
+            np.array([(b[0], (b[1] * 800 - 330) / 150, b[2], (b[3] * 800 - 330) / 150) for b in text_boxes]),
+        )
+        == []
+    )
 
 
 def test_table_rows_read_across_and_become_one_line_each():
     boxes = []
     for row in range(4):  # tight rows: descriptions alone would chain into a column block
         y = 100 + 30 * row
-        boxes += _line(y, 50, 1, w=70) + _line(y, 160, 4, w=60) + _line(y, 600, 1, w=30) + _line(y, 800, 1, w=60)
+        boxes += (
+            _line(y, 50, 1, w=70) + _line(y, 160, 4, w=60) + _line(y, 600, 1, w=30) + _line(y, 800, 1, w=60)
+        )
     blocks = build_blocks(_words(boxes), np.array(boxes))
     lines = [ln for b in blocks for ln in b.lines]
-    assert [[w.value for w in ln.words] for ln in lines] == [[f"w{7 * r + k}" for k in range(7)] for r in range(4)]
+    assert [[w.value for w in ln.words] for ln in lines] == [
+        [f"w{7 * r + k}" for k in range(7)] for r in range(4)
+    ]
 
 
 def test_tabular_lines_are_short_lines_with_close_neighbours():
     from vision.pipelines.layout import tabular_lines
 
-    lines = np.array([[50, 100, 120, 120], [170, 100, 500, 120],  # code beside a description
-                      [50, 200, 500, 220], [700, 200, 1100, 220],  # two long column lines
-                      [50, 300, 120, 320], [900, 300, 960, 320]], dtype=float)  # short lines 39 heights apart
+    lines = np.array(
+        [
+            [50, 100, 120, 120],
+            [170, 100, 500, 120],  # code beside a description
+            [50, 200, 500, 220],
+            [700, 200, 1100, 220],  # two long column lines
+            [50, 300, 120, 320],
+            [900, 300, 960, 320],
+        ],
+        dtype=float,
+    )  # short lines 39 heights apart
     words = np.array([1, 4, 6, 6, 1, 1])
     assert tabular_lines(lines, words).tolist() == [True, True, False, False, False, False]

@@ -25,25 +25,31 @@ def recognizer():
 def test_device_crops_match_host_preprocessing(straight):
     image, _ = render_page(angle=0.0 if straight else 7.0)
     det = InkDetector(straight=straight)([image])[0]
-    state = PageState(PageImage(image, "p", 0, image.shape[:2]), image, boxes=det.boxes, polygons=det.polygons)
-    batches = device_batches([state], {0: np.arange(len(det.boxes))}, straight=straight, device=torch.device("cpu"))
+    state = PageState(
+        PageImage(image, "p", 0, image.shape[:2]), image, boxes=det.boxes, polygons=det.polygons
+    )
+    batches = device_batches(
+        [state], {0: np.arange(len(det.boxes))}, straight=straight, device=torch.device("cpu")
+    )
     seen = 0
     for bucket, (crops, keys, widths) in batches.items():
         assert crops.shape[1:] == (3, 32, bucket) and len(keys) == len(widths) == crops.shape[0]
         for j, (_, k) in enumerate(keys):
             if straight:  # the host path: a view of the page, resized by the recognizer
-                resized = resize_to_height(box_crops(image, det.boxes[k:k + 1])[0])
+                resized = resize_to_height(box_crops(image, det.boxes[k : k + 1])[0])
                 assert abs(resized.shape[1] - widths[j]) <= 1
             else:  # one perspective warp straight to 32 x width (OpenCV puts pixel i at i, we at i + 0.5)
                 quad = det.polygons[k].astype(np.float64) * image.shape[1::-1] - 0.5
                 rect = np.array([[0, 0], [widths[j], 0], [widths[j], 32], [0, 32]], np.float32) - 0.5
                 matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), rect)
-                resized = cv2.warpPerspective(image, matrix, (int(widths[j]), 32), borderMode=cv2.BORDER_REPLICATE)
+                resized = cv2.warpPerspective(
+                    image, matrix, (int(widths[j]), 32), borderMode=cv2.BORDER_REPLICATE
+                )
             ref = batch_crops([resized], bucket)[0].float()
             w = min(resized.shape[1], int(widths[j]))
             assert (crops[j, :, :, :w] - ref[:, :, :w]).abs().mean() < 4  # of 255 grey levels
             if widths[j] < bucket:  # paper colour padding
-                assert (crops[j, :, :, widths[j]:] - ref[:, :, widths[j]:]).abs().max() <= 2
+                assert (crops[j, :, :, widths[j] :] - ref[:, :, widths[j] :]).abs().max() <= 2
             seen += 1
     assert seen == len(det.boxes) == 21
 
@@ -63,11 +69,20 @@ def test_wide_and_tall_crops_go_through_the_predictor(recognizer):
     from vision.pipelines.device import DeviceRecognizeStage
 
     image = np.full((400, 1200, 3), 255, np.uint8)
-    boxes = np.array([[0.01, 0.1, 0.95, 0.15],   # 1128 x 20 px: wider than max_width once resized
-                      [0.5, 0.3, 0.52, 0.9],     # 24 x 240 px: tall
-                      [0.1, 0.5, 0.2, 0.56]], np.float32)  # an ordinary word
-    state = PageState(PageImage(image, "p", 0, image.shape[:2]), image, boxes=boxes,
-                      polygons=np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], 1))
+    boxes = np.array(
+        [
+            [0.01, 0.1, 0.95, 0.15],  # 1128 x 20 px: wider than max_width once resized
+            [0.5, 0.3, 0.52, 0.9],  # 24 x 240 px: tall
+            [0.1, 0.5, 0.2, 0.56],
+        ],
+        np.float32,
+    )  # an ordinary word
+    state = PageState(
+        PageImage(image, "p", 0, image.shape[:2]),
+        image,
+        boxes=boxes,
+        polygons=np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], 1),
+    )
     calls = []
 
     class Spy:  # the real predictor, recording what it is asked to read

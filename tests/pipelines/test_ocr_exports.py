@@ -18,7 +18,9 @@ ALTO_XSD = Path(__file__).parents[1] / "export" / "alto-4-2-subset.xsd"
 @pytest.fixture(scope="module")
 def document():
     upright, _ = render_page()
-    predictor = ocr_predictor(det_predictor=InkDetector(), reco_predictor=TemplateReader(), detect_orientation=True)
+    predictor = ocr_predictor(
+        det_predictor=InkDetector(), reco_predictor=TemplateReader(), detect_orientation=True
+    )
     doc = predictor([upright, rotate_image(upright, 90)])
     assert [p.render().split("\n") for p in doc.pages] == [TEXT, TEXT]
     return doc
@@ -56,7 +58,8 @@ def test_searchable_pdf_gives_the_words_at_their_places(document, tmp_path):
         for word in page.words:
             x0, y0, x1, y1 = word.geometry
             pad = 0.004  # 0.4 % of the page: pdfium's character boxes span the font's ascent and descent
-            found = text.get_text_bounded((x0 - pad) * width, (1 - y1 - pad) * height, (x1 + pad) * width,
-                                          (1 - y0 + pad) * height)
+            found = text.get_text_bounded(
+                (x0 - pad) * width, (1 - y1 - pad) * height, (x1 + pad) * width, (1 - y0 + pad) * height
+            )
             assert found.split() == [word.value]
     pdf.close()

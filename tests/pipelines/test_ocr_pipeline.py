@@ -13,8 +13,11 @@ from vision.structures import Document
 
 
 def _ocr(det=None, reco=None, **options):
-    return ocr_predictor(det_predictor=det or InkDetector(straight=options.get("assume_straight_pages", True)),
-                         reco_predictor=reco or TemplateReader(), **options)
+    return ocr_predictor(
+        det_predictor=det or InkDetector(straight=options.get("assume_straight_pages", True)),
+        reco_predictor=reco or TemplateReader(),
+        **options,
+    )
 
 
 def _gt_boxes(words, size):

@@ -2,8 +2,16 @@ import numpy as np
 import pytest
 
 from vision.pipelines.layout import group_lines
-from vision.pipelines.orientation import (deskew_boxes, dominant_angle, is_sideways, pick_probe_words,
-                                          prefers_flip, rotate_image, rotate_points, unrotate_points)
+from vision.pipelines.orientation import (
+    deskew_boxes,
+    dominant_angle,
+    is_sideways,
+    pick_probe_words,
+    prefers_flip,
+    rotate_image,
+    rotate_points,
+    unrotate_points,
+)
 
 
 def _word_boxes(n: int = 20, seed: int = 0) -> np.ndarray:

@@ -1,12 +1,22 @@
-"""The temporal merge rules of vision.pipelines.timeline, on hand-built frames with known OCR lines.
-
-Readings of generated videos (real OCR when the shipped weights exist, the template recognizer otherwise)
-go through the same merge in test_video.py.
+"""The temporal merge rules of vision.pipelines.timeline: on hand-built frames with known OCR lines, and on
+the OCR of a generated video (the real ``vision.ocr_predictor()`` when its shipped weights exist, the
+deterministic template recognizer of _video_synth.py until then).
 """
 
-import pytest
+from pathlib import Path
 
-from vision.pipelines.timeline import TimelineConfig, box_iou, line_observations, merge_timeline, video_document
+import pytest
+from _video_synth import CAPTIONS, TemplateOCR, check_subtitles, check_timeline, encode_cfr
+
+from vision.errors import WeightsError
+from vision.pipelines.timeline import (
+    TimelineConfig,
+    box_iou,
+    line_observations,
+    merge_timeline,
+    video_document,
+)
+from vision.pipelines.video import VideoOCR, VideoOCRConfig
 from vision.structures import Block, Line, Page, Word
 
 TOP = (0.10, 0.10, 0.40, 0.20)
@@ -37,8 +47,13 @@ def test_consecutive_readings_become_one_entry_with_the_best_reading() -> None:
 
 
 def test_one_sample_flicker_is_dropped_unless_min_frames_is_one() -> None:
-    pages = [frame(0, 0.0), frame(1, 1.0, ("FLASH", 0.99, TOP)), frame(2, 2.0), frame(3, 3.0, ("STAY", 0.9, LOW)),
-             frame(4, 4.0, ("STAY", 0.9, LOW))]
+    pages = [
+        frame(0, 0.0),
+        frame(1, 1.0, ("FLASH", 0.99, TOP)),
+        frame(2, 2.0),
+        frame(3, 3.0, ("STAY", 0.9, LOW)),
+        frame(4, 4.0, ("STAY", 0.9, LOW)),
+    ]
     assert [e.text for e in merge_timeline(pages, end=5.0)] == ["STAY"]
     kept = merge_timeline(pages, end=5.0, config=TimelineConfig(min_frames=1))
     assert [(e.text, e.start, e.end) for e in kept] == [("FLASH", 1.0, 2.0), ("STAY", 3.0, 5.0)]
@@ -46,10 +61,22 @@ def test_one_sample_flicker_is_dropped_unless_min_frames_is_one() -> None:
 
 def test_a_missed_sample_is_bridged_and_a_longer_absence_splits() -> None:
     seen = ("TITLE", 0.9, TOP)
-    one_gap = [frame(0, 0.0, seen), frame(1, 1.0, seen), frame(2, 2.0), frame(3, 3.0, seen), frame(4, 4.0, seen)]
+    one_gap = [
+        frame(0, 0.0, seen),
+        frame(1, 1.0, seen),
+        frame(2, 2.0),
+        frame(3, 3.0, seen),
+        frame(4, 4.0, seen),
+    ]
     assert [(e.start, e.end) for e in merge_timeline(one_gap, end=5.0)] == [(0.0, 5.0)]
-    two_gap = [frame(0, 0.0, seen), frame(1, 1.0, seen), frame(2, 2.0), frame(3, 3.0), frame(4, 4.0, seen),
-               frame(5, 5.0, seen)]
+    two_gap = [
+        frame(0, 0.0, seen),
+        frame(1, 1.0, seen),
+        frame(2, 2.0),
+        frame(3, 3.0),
+        frame(4, 4.0, seen),
+        frame(5, 5.0, seen),
+    ]
     assert [(e.start, e.end) for e in merge_timeline(two_gap, end=6.0)] == [(0.0, 2.0), (4.0, 6.0)]
     strict = merge_timeline(one_gap, end=5.0, config=TimelineConfig(max_gap=0))
     assert [(e.start, e.end) for e in strict] == [(0.0, 2.0), (3.0, 5.0)]
@@ -57,8 +84,11 @@ def test_a_missed_sample_is_bridged_and_a_longer_absence_splits() -> None:
 
 def test_scene_change_holes_count_as_the_samples_they_stand_for() -> None:
     # Kept frames at sample positions 0, 5 and 6 out of 10 (the others were unchanged and skipped).
-    pages = [frame(0, 0.0, ("LONG", 0.9, TOP)), frame(5, 2.5, ("LONG", 0.9, TOP), ("BLINK", 0.9, LOW)),
-             frame(6, 3.0, ("LONG", 0.9, TOP))]
+    pages = [
+        frame(0, 0.0, ("LONG", 0.9, TOP)),
+        frame(5, 2.5, ("LONG", 0.9, TOP), ("BLINK", 0.9, LOW)),
+        frame(6, 3.0, ("LONG", 0.9, TOP)),
+    ]
     entries = merge_timeline(pages, end=5.0, samples=10)
     assert [(e.text, e.start, e.end) for e in entries] == [("LONG", 0.0, 5.0)]  # BLINK stood for one sample
 
@@ -68,7 +98,10 @@ def test_same_text_elsewhere_and_other_text_here_stay_apart() -> None:
     pages += [frame(i, float(i), ("OTHER WORDS", 0.9, TOP)) for i in range(3, 5)]
     entries = merge_timeline(pages, end=5.0)
     assert [(e.text, e.start, e.end, e.geometry) for e in entries] == [
-        ("SAME", 0.0, 3.0, TOP), ("SAME", 0.0, 3.0, LOW), ("OTHER WORDS", 3.0, 5.0, TOP)]
+        ("SAME", 0.0, 3.0, TOP),
+        ("SAME", 0.0, 3.0, LOW),
+        ("OTHER WORDS", 3.0, 5.0, TOP),
+    ]
 
 
 def test_duplicate_lines_within_a_frame_collapse_to_the_most_confident() -> None:
@@ -103,3 +136,24 @@ def test_box_iou() -> None:
     assert box_iou(TOP, TOP) == pytest.approx(1.0)
     assert box_iou(TOP, LOW) == 0.0
     assert box_iou((0, 0, 1, 1), (0.5, 0, 1, 1)) == pytest.approx(0.5)
+
+
+@pytest.fixture(scope="module")
+def ocr() -> object:
+    """Real OCR when the shipped weights are installed, else the template recognizer."""
+    import vision
+
+    try:
+        return vision.ocr_predictor()
+    except WeightsError:
+        return TemplateOCR([c.text for c in CAPTIONS])
+
+
+def test_merge_on_the_ocr_of_a_decoded_video(ocr: object, tmp_path: Path) -> None:
+    """Scene-change sampling at 4 fps: 7 of 36 probes reach the OCR; the merge must still time every caption
+    within a quarter second, drop the 0.2 s flash and write valid subtitles."""
+    clip = encode_cfr(tmp_path / "clip.mp4")
+    doc = VideoOCR(ocr, VideoOCRConfig(fps=4.0, scene_change=True, batch_size=8))(clip.path)
+    assert len(doc.pages) == 7
+    check_timeline(doc, clip, 0.25)
+    check_subtitles(doc)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hmac
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import gradio as gr
 import numpy as np
@@ -21,7 +22,7 @@ from vision.app.api.settings import ServiceSettings
 from vision.errors import VisionError
 from vision.structures import Document, Page
 
-__all__ = ["build_ui", "mount_ui", "launch_ui", "draw_words", "SAMPLE_PAGE"]
+__all__ = ["SAMPLE_PAGE", "build_ui", "draw_words", "launch_ui", "mount_ui"]
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SAMPLE_PAGE = ASSETS / "sample_page.png"
@@ -48,8 +49,9 @@ def _ocr_document(runtime: Runtime, path: str, progress: gr.Progress) -> tuple[D
     """OCR a file page chunk by page chunk (so progress moves), or a whole video; True for videos."""
     settings = runtime.settings
     name = Path(path).name
-    with open_document(path, name, settings.limits.reader_limits(job=True), ReadOptions(),
-                       fps=settings.jobs.video_fps) as doc:
+    with open_document(
+        path, name, settings.limits.reader_limits(job=True), ReadOptions(), fps=settings.jobs.video_fps
+    ) as doc:
         if doc.kind == "video":
             return _ocr_video(runtime, path, progress), True
         total, chunk, pages = len(doc), settings.jobs.chunk_pages, []
@@ -73,10 +75,14 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
         progress(None, desc=f"{seen[0]} frames read")
         return runtime.ocr(frames)
 
-    config = VideoOCRConfig(fps=settings.jobs.video_fps, batch_size=settings.batching.max_size, workers=1,
-                            limits=settings.limits.reader_limits(job=True))
+    config = VideoOCRConfig(
+        fps=settings.jobs.video_fps,
+        batch_size=settings.batching.max_size,
+        workers=1,
+        limits=settings.limits.reader_limits(job=True),
+    )
     doc = VideoOCR(predictor, config)(path)
-    for page, image in zip(doc.pages, kept):
+    for page, image in zip(doc.pages, kept, strict=False):  # only the first gallery frames kept theirs
         page.image = image
     doc.source = Path(path).name
     return doc
@@ -110,7 +116,7 @@ def _segment_overlay(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> gr.Blocks:
     """The Blocks app. ``runtime()`` returns the shared runtime at call time (it is built after the UI)."""
 
-    def ocr(path: str | None, progress: gr.Progress = gr.Progress()) -> tuple[list, str, list[str]]:
+    def ocr(path: str | None, progress: gr.Progress = gr.Progress()) -> tuple[list, str, list[str]]:  # noqa: B008
         if not path:
             raise gr.Error("Upload an image, a PDF or a video first.")
         try:
@@ -118,8 +124,11 @@ def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> g
             downloads = _downloads(doc, Path(path).name, video)
         except VisionError as exc:
             raise gr.Error(str(exc)) from exc
-        gallery = [(draw_words(p), f"{'frame' if video else 'page'} {i + 1}: {len(p.words)} words")
-                   for i, p in enumerate(doc.pages[:_GALLERY_PAGES]) if p.image is not None]
+        gallery = [
+            (draw_words(p), f"{'frame' if video else 'page'} {i + 1}: {len(p.words)} words")
+            for i, p in enumerate(doc.pages[:_GALLERY_PAGES])
+            if p.image is not None
+        ]
         return gallery, doc.render(), downloads
 
     def segment(image: np.ndarray | None, evt: gr.SelectData) -> np.ndarray:
@@ -135,25 +144,38 @@ def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> g
         with gr.Tab("OCR"):
             with gr.Row():
                 with gr.Column(scale=1):
-                    upload = gr.File(label="Image, PDF or video", type="filepath", elem_id="upload",
-                                     file_types=["image", ".pdf", "video"])
+                    upload = gr.File(
+                        label="Image, PDF or video",
+                        type="filepath",
+                        elem_id="upload",
+                        file_types=["image", ".pdf", "video"],
+                    )
                     button = gr.Button("Read", variant="primary", elem_id="read")
                     if SAMPLE_PAGE.is_file():
                         gr.Examples(examples=[[str(SAMPLE_PAGE)]], inputs=[upload], label="Sample")
                     downloads = gr.File(label="Downloads", file_count="multiple", elem_id="downloads")
                 with gr.Column(scale=2):
-                    gallery = gr.Gallery(label="Pages with word boxes", format="png", columns=1, height=640,
-                                         object_fit="contain", elem_id="pages")
+                    gallery = gr.Gallery(
+                        label="Pages with word boxes",
+                        format="png",
+                        columns=1,
+                        height=640,
+                        object_fit="contain",
+                        elem_id="pages",
+                    )
                     text = gr.Textbox(label="Text", lines=14, elem_id="text")
-            button.click(ocr, inputs=[upload], outputs=[gallery, text, downloads], api_name="ocr",
-                         concurrency_limit=2)
+            button.click(
+                ocr, inputs=[upload], outputs=[gallery, text, downloads], api_name="ocr", concurrency_limit=2
+            )
         if segmentation:
             with gr.Tab("Segment"):
                 gr.Markdown("Upload an image, then click an object.")
                 with gr.Row():
                     image = gr.Image(type="numpy", label="Image", elem_id="segment-input")
                     overlay = gr.Image(type="numpy", label="Mask", elem_id="segment-output")
-                image.select(segment, inputs=[image], outputs=[overlay], api_name="segment", concurrency_limit=1)
+                image.select(
+                    segment, inputs=[image], outputs=[overlay], api_name="segment", concurrency_limit=1
+                )
     return demo
 
 
@@ -168,8 +190,16 @@ def _auth(settings: ServiceSettings) -> Callable[[str, str], bool] | None:
 def mount_ui(app: Any, settings: ServiceSettings, *, segmentation: bool, path: str = "/ui") -> None:
     """Mount the UI on the REST app; it uses ``app.state.runtime`` (built in the app's lifespan)."""
     blocks = build_ui(lambda: app.state.runtime, segmentation=segmentation)
-    gr.mount_gradio_app(app, blocks, path=path, auth=_auth(settings), max_file_size=settings.limits.max_bytes,
-                        allowed_paths=[str(ASSETS)], ssr_mode=False, show_error=True)
+    gr.mount_gradio_app(
+        app,
+        blocks,
+        path=path,
+        auth=_auth(settings),
+        max_file_size=settings.limits.max_bytes,
+        allowed_paths=[str(ASSETS)],
+        ssr_mode=False,
+        show_error=True,
+    )
 
 
 def launch_ui(settings: ServiceSettings, *, host: str = "127.0.0.1", port: int = 7860) -> None:
@@ -178,7 +208,13 @@ def launch_ui(settings: ServiceSettings, *, host: str = "127.0.0.1", port: int =
     segmentation = runtime.sam is not None
     try:
         build_ui(lambda: runtime, segmentation=segmentation).queue().launch(
-            server_name=host, server_port=port, auth=_auth(settings), max_file_size=settings.limits.max_bytes,
-            allowed_paths=[str(ASSETS)], ssr_mode=False, show_error=True)
+            server_name=host,
+            server_port=port,
+            auth=_auth(settings),
+            max_file_size=settings.limits.max_bytes,
+            allowed_paths=[str(ASSETS)],
+            ssr_mode=False,
+            show_error=True,
+        )
     finally:
         runtime.close()

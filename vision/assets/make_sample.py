@@ -51,8 +51,16 @@ class _Writer:
         self.draw = draw
         self.words: list[tuple[str, tuple[int, int, int, int]]] = []
 
-    def text(self, x: float, y: float, text: str, font: ImageFont.FreeTypeFont, *, anchor_right: bool = False,
-             fill: tuple[int, int, int] = (20, 20, 20)) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        font: ImageFont.FreeTypeFont,
+        *,
+        anchor_right: bool = False,
+        fill: tuple[int, int, int] = (20, 20, 20),
+    ) -> None:
         if anchor_right:
             x -= self.draw.textlength(text, font=font)
         space = self.draw.textlength(" ", font=font)
@@ -82,11 +90,18 @@ def render_sample() -> tuple[Image.Image, list[tuple[str, tuple[int, int, int, i
 
     y = 290
     w.text(MARGIN, y, "Bill to:", bold)
-    for i, line in enumerate(["Dr. Helen Marsh", "Springfield Historical Society", "42 Elm Avenue",
-                              "Springfield, IL 62701"]):
+    for i, line in enumerate(
+        ["Dr. Helen Marsh", "Springfield Historical Society", "42 Elm Avenue", "Springfield, IL 62701"]
+    ):
         w.text(MARGIN, y + 34 * (i + 1), line, regular)
-    for i, (label, value) in enumerate([("Invoice No.", "INV-2024-0387"), ("Date:", "March 28, 2024"),
-                                        ("Customer ID:", "SHS-0192"), ("Terms:", "Net 30")]):
+    for i, (label, value) in enumerate(
+        [
+            ("Invoice No.", "INV-2024-0387"),
+            ("Date:", "March 28, 2024"),
+            ("Customer ID:", "SHS-0192"),
+            ("Terms:", "Net 30"),
+        ]
+    ):
         w.text(760, y + 34 * i, label, bold)
         w.text(right, y + 34 * i, value, regular, anchor_right=True)
 

@@ -16,8 +16,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from vision.evaluation.data import EvalSet, PageSample, open_set
-from vision.evaluation.metrics import (Counts, cer_counts, detection_counts, drop_ignored, end_to_end_counts,
-                                       ground_truth_words, reading_order_text)
+from vision.evaluation.metrics import (
+    Counts,
+    cer_counts,
+    detection_counts,
+    drop_ignored,
+    end_to_end_counts,
+    ground_truth_words,
+    reading_order_text,
+)
 from vision.structures import Document
 
 __all__ = ["TASK", "add_arguments", "run", "evaluate_ocr", "score_page"]
@@ -27,12 +34,23 @@ _ALSO_IOU = 0.3  # README: F1 at 0.3 beside 0.5 tells box-convention misses from
 
 
 def _summary(c: Counts) -> dict[str, float | int]:
-    return {"precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4),
-            "tp": c.tp, "n_pred": c.n_pred, "n_gt": c.n_gt}
+    return {
+        "precision": round(c.precision, 4),
+        "recall": round(c.recall, 4),
+        "f1": round(c.f1, 4),
+        "tp": c.tp,
+        "n_pred": c.n_pred,
+        "n_gt": c.n_gt,
+    }
 
 
-def score_page(sample: PageSample, size: tuple[int, int], pred_boxes: np.ndarray, pred_texts: Sequence[str],
-               iou_thresholds: Sequence[float]) -> dict[str, Any]:
+def score_page(
+    sample: PageSample,
+    size: tuple[int, int],
+    pred_boxes: np.ndarray,
+    pred_texts: Sequence[str],
+    iou_thresholds: Sequence[float],
+) -> dict[str, Any]:
     """Counts of one page.
 
     Args:
@@ -55,8 +73,12 @@ def score_page(sample: PageSample, size: tuple[int, int], pred_boxes: np.ndarray
     }
 
 
-def evaluate_ocr(predict: Callable[[list[np.ndarray]], Document], pages: EvalSet,
-                 iou_thresholds: Sequence[float] = (0.5, _ALSO_IOU), batch_size: int = 4) -> dict[str, Any]:
+def evaluate_ocr(
+    predict: Callable[[list[np.ndarray]], Document],
+    pages: EvalSet,
+    iou_thresholds: Sequence[float] = (0.5, _ALSO_IOU),
+    batch_size: int = 4,
+) -> dict[str, Any]:
     """Score an OCR predictor (pages -> :class:`Document`) on a page set.
 
     ``seconds`` and ``pages_per_s`` cover the predictor calls only (the set's image decoding is excluded,
@@ -70,21 +92,28 @@ def evaluate_ocr(predict: Callable[[list[np.ndarray]], Document], pages: EvalSet
     seconds = 0.0
     samples: list[PageSample] = list(pages)  # type: ignore[arg-type]
     for start in range(0, len(samples), batch_size):
-        chunk = samples[start:start + batch_size]
+        chunk = samples[start : start + batch_size]
         images = [s.load_image() for s in chunk]
         t0 = time.perf_counter()
         doc = predict(images)
         seconds += time.perf_counter() - t0
         for sample, image, page in zip(chunk, images, doc.pages):
             words = page.words
-            scores = score_page(sample, image.shape[:2], np.array([wd.geometry for wd in words]),
-                                [wd.value for wd in words], iou_thresholds)
+            scores = score_page(
+                sample,
+                image.shape[:2],
+                np.array([wd.geometry for wd in words]),
+                [wd.value for wd in words],
+                iou_thresholds,
+            )
             for t in iou_thresholds:
                 det[t] = det[t] + scores["det"][t]
                 e2e[t] = e2e[t] + scores["e2e"][t]
             dist, length = dist + scores["cer"][0], length + scores["cer"][1]
     return {
-        "set": pages.name, "pages": len(samples), "seconds": round(seconds, 3),
+        "set": pages.name,
+        "pages": len(samples),
+        "seconds": round(seconds, 3),
         "pages_per_s": round(len(samples) / seconds, 3) if seconds else None,
         "detection": {str(t): _summary(c) for t, c in det.items()},
         "end_to_end": {str(t): _summary(c) for t, c in e2e.items()},
@@ -97,7 +126,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, help="a page set folder (holding index.json)")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
-    parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
+    parser.add_argument(
+        "--reco-arch", default=None, help="registered recognition model (default: the default)"
+    )
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
@@ -114,17 +145,26 @@ def run(args: argparse.Namespace) -> int:
     from vision.pipelines.ocr import ocr_predictor
 
     pages = open_set(args.data, limit=args.limit)
-    predictor = ocr_predictor(args.det_arch, args.reco_arch, det_weights=_weights(args.det_weights),
-                              reco_weights=_weights(args.reco_weights), device=args.device,
-                              pages_per_batch=args.batch_size)
+    predictor = ocr_predictor(
+        args.det_arch,
+        args.reco_arch,
+        det_weights=_weights(args.det_weights),
+        reco_weights=_weights(args.reco_weights),
+        device=args.device,
+        pages_per_batch=args.batch_size,
+    )
     report = evaluate_ocr(predictor, pages, (0.5, _ALSO_IOU), batch_size=args.batch_size)
     report.update(det_arch=args.det_arch or "default", reco_arch=args.reco_arch or "default")
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']}")
+    print(
+        f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']}"
+    )
     for name in ("detection", "end_to_end"):
         for t, s in report[name].items():
-            print(f"  {name:<10} IoU>={t}: precision {s['precision']:.4f}  recall {s['recall']:.4f}  "
-                  f"F1 {s['f1']:.4f}  ({s['tp']} / {s['n_pred']} predicted / {s['n_gt']} ground truth)")
+            print(
+                f"  {name:<10} IoU>={t}: precision {s['precision']:.4f}  recall {s['recall']:.4f}  "
+                f"F1 {s['f1']:.4f}  ({s['tp']} / {s['n_pred']} predicted / {s['n_gt']} ground truth)"
+            )
     return 0

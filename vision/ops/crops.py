@@ -76,8 +76,11 @@ def polygon_crops(image: np.ndarray, polygons: np.ndarray) -> list[np.ndarray]:
         # relative geometry puts pixel i on [i, i + 1); OpenCV puts pixel i at i: shift both sides by half
         dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], dtype=np.float32) - 0.5
         matrix = cv2.getPerspectiveTransform((quad - 0.5).astype(np.float32), dst)
-        crops.append(cv2.warpPerspective(image, matrix, (int(cw), int(ch)), flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_REPLICATE))
+        crops.append(
+            cv2.warpPerspective(
+                image, matrix, (int(cw), int(ch)), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
+        )
     return crops
 
 
@@ -106,8 +109,9 @@ def _mask_columns(crops: Tensor, widths: Tensor, fill: float) -> Tensor:
     return crops.masked_fill(~keep[:, None, None, :], fill)
 
 
-def roi_crops(image: Tensor, boxes: Tensor, widths: Tensor, *, height: int, out_width: int,
-              fill: float = 0.0) -> Tensor:
+def roi_crops(
+    image: Tensor, boxes: Tensor, widths: Tensor, *, height: int, out_width: int, fill: float = 0.0
+) -> Tensor:
     """Cut and resize straight boxes of one page in a single ``roi_align`` call (antialiased).
 
     Each box is sampled into ``height x widths[i]`` pixels, so aspect ratios are kept; the batch is padded
@@ -132,13 +136,14 @@ def roi_crops(image: Tensor, boxes: Tensor, widths: Tensor, *, height: int, out_
     x1 = boxes[:, 0] + (boxes[:, 2] - boxes[:, 0]) * scale
     rois = torch.stack([torch.zeros_like(x1), boxes[:, 0], boxes[:, 1], x1, boxes[:, 3]], dim=1)  # [N, 5]
     # sampling_ratio=-1: ceil(bin size) samples per bin and axis, i.e. area averaging when shrinking
-    crops = roi_align(image[None], rois, output_size=(height, out_width), spatial_scale=1.0,
-                      sampling_ratio=-1, aligned=True)
+    crops = roi_align(
+        image[None], rois, output_size=(height, out_width), spatial_scale=1.0, sampling_ratio=-1, aligned=True
+    )
     return _mask_columns(crops, widths, fill)
 
 
 def _homographies(src: Tensor, dst: Tensor) -> Tensor:
-    """Batched 3x3 homographies mapping ``dst`` quads onto ``src`` quads (both ``[N, 4, 2]``) -> ``[N, 3, 3]``."""
+    """Batched homographies ``[N, 3, 3]`` mapping ``dst`` quads onto ``src`` quads (both ``[N, 4, 2]``)."""
     n = src.shape[0]
     x, y = dst[..., 0], dst[..., 1]
     u, v = src[..., 0], src[..., 1]
@@ -151,8 +156,9 @@ def _homographies(src: Tensor, dst: Tensor) -> Tensor:
     return torch.cat([h, torch.ones(n, 1, dtype=h.dtype, device=h.device)], dim=1).view(n, 3, 3)
 
 
-def warp_crops(image: Tensor, polygons: Tensor, widths: Tensor, *, height: int, out_width: int,
-               fill: float = 0.0) -> Tensor:
+def warp_crops(
+    image: Tensor, polygons: Tensor, widths: Tensor, *, height: int, out_width: int, fill: float = 0.0
+) -> Tensor:
     """Cut rotated quads of one page upright and resized to ``height`` with one ``grid_sample`` call.
 
     Args:
@@ -174,16 +180,27 @@ def warp_crops(image: Tensor, polygons: Tensor, widths: Tensor, *, height: int, 
     wd = widths.to(src.dtype)
     zeros = torch.zeros_like(wd)
     hh = torch.full_like(wd, float(height))
-    dst = torch.stack([torch.stack([zeros, zeros], 1), torch.stack([wd, zeros], 1),
-                       torch.stack([wd, hh], 1), torch.stack([zeros, hh], 1)], dim=1)  # [N, 4, 2]
+    dst = torch.stack(
+        [
+            torch.stack([zeros, zeros], 1),
+            torch.stack([wd, zeros], 1),
+            torch.stack([wd, hh], 1),
+            torch.stack([zeros, hh], 1),
+        ],
+        dim=1,
+    )  # [N, 4, 2]
     hom = _homographies(src, dst)  # output pixel -> page pixel
-    ys, xs = torch.meshgrid(torch.arange(height, dtype=src.dtype, device=src.device) + 0.5,
-                            torch.arange(out_width, dtype=src.dtype, device=src.device) + 0.5, indexing="ij")
+    ys, xs = torch.meshgrid(
+        torch.arange(height, dtype=src.dtype, device=src.device) + 0.5,
+        torch.arange(out_width, dtype=src.dtype, device=src.device) + 0.5,
+        indexing="ij",
+    )
     grid = torch.stack([xs, ys, torch.ones_like(xs)], dim=-1).view(1, -1, 3)  # [1, height*out_width, 3]
     mapped = grid @ hom.transpose(1, 2)  # [N, P, 3]
     xy = mapped[..., :2] / mapped[..., 2:3]
     norm = torch.tensor([2.0 / w, 2.0 / h], dtype=src.dtype, device=src.device)
     xy = (xy * norm - 1.0).view(n, height, out_width, 2).to(image.dtype)
-    crops = F.grid_sample(image[None].expand(n, -1, -1, -1), xy, mode="bilinear", padding_mode="border",
-                          align_corners=False)
+    crops = F.grid_sample(
+        image[None].expand(n, -1, -1, -1), xy, mode="bilinear", padding_mode="border", align_corners=False
+    )
     return _mask_columns(crops, widths.to(crops.device), fill)

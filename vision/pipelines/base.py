@@ -127,7 +127,9 @@ def as_pages(doc: Any) -> Iterator[PageImage]:
     if isinstance(doc, (np.ndarray, PageImage)):
         doc = [doc]
     if not isinstance(doc, Iterable) or isinstance(doc, (str, bytes)):
-        raise ValueError(f"expected a DocumentFile, PageImage objects or numpy pages, got {type(doc).__name__}")
+        raise ValueError(
+            f"expected a DocumentFile, PageImage objects or numpy pages, got {type(doc).__name__}"
+        )
     for i, item in enumerate(doc):
         if isinstance(item, PageImage):
             _check_image(item.image, item.source)

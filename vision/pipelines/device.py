@@ -42,7 +42,7 @@ def _pixel_boxes(boxes: np.ndarray, h: int, w: int) -> np.ndarray:
 
 
 def _paper_fill(crops: Tensor, widths: Tensor) -> Tensor:
-    """Replace NaN padding of ``crops [N, C, H, W]`` by each crop's median border colour; round to uint8 levels."""
+    """NaN padding of ``crops [N, C, H, W]`` -> each crop's median border colour; rounded to uint8 levels."""
     n = crops.shape[0]
     right = crops[torch.arange(n, device=crops.device), :, :, (widths - 1).clamp(min=0)]  # [N, C, H]
     border = torch.cat([crops[:, :, 0, :], crops[:, :, -1, :], crops[:, :, :, 0], right], dim=-1)
@@ -50,8 +50,9 @@ def _paper_fill(crops: Tensor, widths: Tensor) -> Tensor:
     return torch.where(crops.isnan(), colour[:, :, None, None], crops).round_().clamp_(0, 255)
 
 
-def device_batches(states: list[PageState], todo: dict[int, np.ndarray], *, straight: bool,
-                   device: torch.device) -> dict[int, tuple[Tensor, list[tuple[int, int]], np.ndarray]]:
+def device_batches(
+    states: list[PageState], todo: dict[int, np.ndarray], *, straight: bool, device: torch.device
+) -> dict[int, tuple[Tensor, list[tuple[int, int]], np.ndarray]]:
     """Cut the crops of ``todo`` (state index -> word indices) on ``device``, grouped by bucket width.
 
     Returns:
@@ -82,12 +83,18 @@ def device_batches(states: list[PageState], todo: dict[int, np.ndarray], *, stra
             crops = cut(page, geometry, wt, height=HEIGHT, out_width=int(bucket), fill=float("nan"))
             keys = [(si, int(k)) for k in np.asarray(words)[sel]]
             groups.setdefault(int(bucket), []).append((_paper_fill(crops, wt), keys, widths[sel]))
-    return {b: (torch.cat([g[0] for g in parts]), [k for g in parts for k in g[1]],
-                np.concatenate([g[2] for g in parts])) for b, parts in groups.items()}
+    return {
+        b: (
+            torch.cat([g[0] for g in parts]),
+            [k for g in parts for k in g[1]],
+            np.concatenate([g[2] for g in parts]),
+        )
+        for b, parts in groups.items()
+    }
 
 
 class DeviceRecognizeStage:
-    """``crop`` + ``recognize`` on the device of a :class:`~vision.models.recognition.predictor.RecognitionPredictor`.
+    """``crop`` + ``recognize`` on the device of a recognition predictor.
 
     Args:
         predictor: the recognition predictor (its ``model``, ``device``, ``dtype``, ``batch_size``,
@@ -119,17 +126,18 @@ class DeviceRecognizeStage:
                 s.texts = [("", 0.0)] * len(s.boxes)
                 flags = self._special(s)
                 todo[i], special[i] = np.nonzero(~flags)[0], np.nonzero(flags)[0]
-        for bucket, (crops, keys, widths) in device_batches(states, todo, straight=self.straight,
-                                                            device=p.device).items():
+        for bucket, (crops, keys, widths) in device_batches(
+            states, todo, straight=self.straight, device=p.device
+        ).items():
             for start in range(0, len(keys), p.batch_size):
-                x = crops[start:start + p.batch_size]
+                x = crops[start : start + p.batch_size]
                 n = x.shape[0]
                 if p.pad_batches and n < p.batch_size:  # one static shape per bucket for compiled models
                     x = torch.cat([x, x[-1:].expand(p.batch_size - n, -1, -1, -1)])
                 dtype = p.dtype if p.dtype.is_floating_point else torch.float32
                 logits = torch.as_tensor(p.model(x.to(dtype) / 255))[:n]
-                lengths = torch.from_numpy(-(-widths[start:start + n] // STRIDE)).to(logits.device)
-                for (si, k), path in zip(keys[start:start + n], ctc_best_path(logits, lengths=lengths)):
+                lengths = torch.from_numpy(-(-widths[start : start + n] // STRIDE)).to(logits.device)
+                for (si, k), path in zip(keys[start : start + n], ctc_best_path(logits, lengths=lengths)):
                     states[si].texts[k] = (decode(path.ids), float(path.confidence))
         self._read_special(states, special)
         return states
@@ -139,7 +147,11 @@ class DeviceRecognizeStage:
         for si, words in special.items():
             s = states[si]
             if len(words):
-                cut = box_crops(s.image, s.boxes[words]) if self.straight else polygon_crops(s.image, s.polygons[words])
+                cut = (
+                    box_crops(s.image, s.boxes[words])
+                    if self.straight
+                    else polygon_crops(s.image, s.polygons[words])
+                )
                 crops += cut
                 keys += [(si, int(k)) for k in words]
         for (si, k), result in zip(keys, self.predictor(crops) if crops else []):

@@ -30,7 +30,16 @@ import numpy as np
 
 from vision.structures import Block, Line, Region, Word
 
-__all__ = ["LayoutOptions", "CELL_WORDS", "group_lines", "tabular_lines", "group_blocks", "order_blocks", "build_blocks", "find_regions"]
+__all__ = [
+    "LayoutOptions",
+    "CELL_WORDS",
+    "group_lines",
+    "tabular_lines",
+    "group_blocks",
+    "order_blocks",
+    "build_blocks",
+    "find_regions",
+]
 
 
 @dataclass(frozen=True)
@@ -124,16 +133,21 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
         hmin = np.minimum(hi, h[None, :])
         overlap = (np.minimum(bi[..., 3], b[None, :, 3]) - np.maximum(bi[..., 1], b[None, :, 1])) / hmin
         gap = b[None, :, 0] - bi[..., 2]
-        valid = (overlap >= options.line_overlap) & (gap >= -0.5 * hmin) & (gap <= options.word_gap * hmin) \
+        valid = (
+            (overlap >= options.line_overlap)
+            & (gap >= -0.5 * hmin)
+            & (gap <= options.word_gap * hmin)
             & (b[None, :, 0] > bi[..., 0])
+        )
         return np.where(valid, np.maximum(gap, 0.0) / hmin + (1.0 - overlap), np.inf)
 
     lines = _chains(_mutual_best(cost_rows, len(b)))
     return sorted(lines, key=lambda ln: (b[ln, 1].min(), b[ln, 0].min()))
 
 
-def tabular_lines(line_boxes: np.ndarray, line_words: np.ndarray,
-                  options: LayoutOptions = LayoutOptions()) -> np.ndarray:
+def tabular_lines(
+    line_boxes: np.ndarray, line_words: np.ndarray, options: LayoutOptions = LayoutOptions()
+) -> np.ndarray:
     """``bool[L]``: lines that belong to table or form rows, which are never chained into blocks.
 
     A *cell* is a short line (fewer than :data:`CELL_WORDS` words) with another line beside it on the same
@@ -151,8 +165,9 @@ def tabular_lines(line_boxes: np.ndarray, line_words: np.ndarray,
     return cells | (near & cells[None, :]).any(axis=1)
 
 
-def group_blocks(line_boxes: np.ndarray, options: LayoutOptions = LayoutOptions(),
-                 cells: np.ndarray | None = None) -> list[list[int]]:
+def group_blocks(
+    line_boxes: np.ndarray, options: LayoutOptions = LayoutOptions(), cells: np.ndarray | None = None
+) -> list[list[int]]:
     """Chain lines into blocks (paragraphs, column pieces, address groups).
 
     A line is linked to the line below it with the smallest gap (at most ``block_gap`` heights, overlapping
@@ -174,8 +189,15 @@ def group_blocks(line_boxes: np.ndarray, options: LayoutOptions = LayoutOptions(
         hmin, hmax = np.minimum(hi, h[None, :]), np.maximum(hi, h[None, :])
         gap = b[None, :, 1] - bi[..., 3]
         x_overlap = np.minimum(bi[..., 2], b[None, :, 2]) - np.maximum(bi[..., 0], b[None, :, 0])
-        valid = (b[None, :, 1] > bi[..., 1]) & (gap >= -0.5 * hmin) & (gap <= options.block_gap * hmin) \
-            & (x_overlap > 0) & (hmax <= options.height_ratio * hmin) & free[rows, None] & free[None, :]
+        valid = (
+            (b[None, :, 1] > bi[..., 1])
+            & (gap >= -0.5 * hmin)
+            & (gap <= options.block_gap * hmin)
+            & (x_overlap > 0)
+            & (hmax <= options.height_ratio * hmin)
+            & free[rows, None]
+            & free[None, :]
+        )
         return np.where(valid, gap / hmin, np.inf)
 
     return sorted(_chains(_mutual_best(cost_rows, len(b))), key=lambda bl: bl[0])
@@ -258,11 +280,20 @@ def _group_boxes(boxes: np.ndarray, groups: list[list[int]]) -> np.ndarray:
     """``[G, 4]`` union boxes of groups of rows of ``boxes`` (one reduceat per corner)."""
     flat = boxes[np.concatenate(groups)]
     starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
-    return np.stack([np.minimum.reduceat(flat[:, 0], starts), np.minimum.reduceat(flat[:, 1], starts),
-                     np.maximum.reduceat(flat[:, 2], starts), np.maximum.reduceat(flat[:, 3], starts)], axis=1)
+    return np.stack(
+        [
+            np.minimum.reduceat(flat[:, 0], starts),
+            np.minimum.reduceat(flat[:, 1], starts),
+            np.maximum.reduceat(flat[:, 2], starts),
+            np.maximum.reduceat(flat[:, 3], starts),
+        ],
+        axis=1,
+    )
 
 
-def _merge_rows(blocks: list[list[list[int]]], boxes: np.ndarray, options: LayoutOptions) -> list[list[list[int]]]:
+def _merge_rows(
+    blocks: list[list[list[int]]], boxes: np.ndarray, options: LayoutOptions
+) -> list[list[list[int]]]:
     """Join consecutive single-line blocks that sit on one row into one line (a table or form row).
 
     Args:
@@ -282,8 +313,9 @@ def _merge_rows(blocks: list[list[list[int]]], boxes: np.ndarray, options: Layou
     return merged
 
 
-def build_blocks(words: list[Word], layout_boxes: np.ndarray,
-                 options: LayoutOptions = LayoutOptions()) -> list[Block]:
+def build_blocks(
+    words: list[Word], layout_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()
+) -> list[Block]:
     """Arrange words into blocks of lines in reading order.
 
     Lines, cells, blocks and their XY-cut order come from the functions above; finally consecutive
@@ -308,7 +340,9 @@ def build_blocks(words: list[Word], layout_boxes: np.ndarray,
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
 
 
-def find_regions(image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[Region]:
+def find_regions(
+    image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()
+) -> list[Region]:
     """Large non-text areas (figures, photos, logos, dark bars) as ``Region(kind="figure")``.
 
     Works at 1/8 scale: pixels that differ from the page background (its median grey) by more than 48 grey
@@ -322,16 +356,21 @@ def find_regions(image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptio
     """
     h, w = image.shape[:2]
     scale = 8
-    small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), (max(w // scale, 1), max(h // scale, 1)),
-                       interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
+        (max(w // scale, 1), max(h // scale, 1)),
+        interpolation=cv2.INTER_AREA,
+    )
     sh, sw = small.shape
     ink = (np.abs(small.astype(np.int16) - int(np.median(small))) > 48).astype(np.uint8)
     for x0, y0, x1, y1 in np.asarray(word_boxes, dtype=np.float64).reshape(-1, 4):
-        ink[int(y0 * sh):int(np.ceil(y1 * sh)) + 1, int(x0 * sw):int(np.ceil(x1 * sw)) + 1] = 0
+        ink[int(y0 * sh) : int(np.ceil(y1 * sh)) + 1, int(x0 * sw) : int(np.ceil(x1 * sw)) + 1] = 0
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     regions = []
     for x, y, bw, bh, area in stats[1:count]:
         if bw * bh >= options.region_min_area * sw * sh and area >= 0.25 * bw * bh:
-            regions.append(Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0))))
+            regions.append(
+                Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0)))
+            )
     return regions

@@ -26,8 +26,16 @@ from vision.pipelines.text_layer import PdfTextMode, TextLayerStage
 from vision.structures import Document, Page, Word
 from vision.structures.geometry import clip_box
 
-__all__ = ["OCROptions", "OCRPredictor", "ocr_predictor", "read_stage", "DetectStage", "CropStage",
-           "RecognizeStage", "LayoutStage"]
+__all__ = [
+    "OCROptions",
+    "OCRPredictor",
+    "ocr_predictor",
+    "read_stage",
+    "DetectStage",
+    "CropStage",
+    "RecognizeStage",
+    "LayoutStage",
+]
 
 
 @dataclass(frozen=True)
@@ -122,7 +130,7 @@ class RecognizeStage:
         texts = self.predictor(flat) if flat else []
         start = 0
         for s in todo:
-            s.texts = list(texts[start:start + len(s.crops)])
+            s.texts = list(texts[start : start + len(s.crops)])
             s.crops = None  # views of the page: drop them early
             start += len(s.texts)
         return states
@@ -131,8 +139,13 @@ class RecognizeStage:
 class LayoutStage:
     """Build words (geometry in the output frame), arrange them into blocks and lines, and make ``Page``s."""
 
-    def __init__(self, options: LayoutOptions = LayoutOptions(), *, straight: bool = True,
-                 straighten_pages: bool = False) -> None:
+    def __init__(
+        self,
+        options: LayoutOptions = LayoutOptions(),
+        *,
+        straight: bool = True,
+        straighten_pages: bool = False,
+    ) -> None:
         self.options, self.straight, self.straighten_pages = options, straight, straighten_pages
 
     def __call__(self, states: list[PageState]) -> list[Page]:
@@ -153,7 +166,7 @@ class LayoutStage:
         s.words = []
         for i, quad in zip(keep, quads):
             text, conf = s.texts[i]
-            box = clip_box((quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max()))
+            box = clip_box(s.boxes[i] if exact_box else np.r_[quad.min(axis=0), quad.max(axis=0)])
             polygon = None if exact_box else tuple((float(x), float(y)) for x, y in np.clip(quad, 0, 1))
             s.words.append(Word(text.strip(), float(conf), box, polygon))  # type: ignore[arg-type]
 
@@ -171,9 +184,16 @@ class LayoutStage:
                     corners = unrotate_points(np.reshape(r.geometry, (2, 2)), s.orientation)
                     r.geometry = clip_box(np.r_[corners.min(axis=0), corners.max(axis=0)])
         image = s.image if self.straighten_pages else s.page.image
-        return Page(page_idx=s.page.index, dimensions=(int(image.shape[0]), int(image.shape[1])), blocks=blocks,
-                    regions=s.regions, orientation=s.orientation, timestamp=s.page.timestamp,
-                    source=s.page.source, image=image)
+        return Page(
+            page_idx=s.page.index,
+            dimensions=(int(image.shape[0]), int(image.shape[1])),
+            blocks=blocks,
+            regions=s.regions,
+            orientation=s.orientation,
+            timestamp=s.page.timestamp,
+            source=s.page.source,
+            image=image,
+        )
 
 
 class OCRPredictor:
@@ -205,7 +225,9 @@ def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
     if options.crops_on_device is None:
         return usable and reco_predictor.device.type != "cpu"
     if options.crops_on_device and not usable:
-        raise ValueError("crops_on_device needs a RecognitionPredictor (its model runs on the crops directly)")
+        raise ValueError(
+            "crops_on_device needs a RecognitionPredictor (its model runs on the crops directly)"
+        )
     return options.crops_on_device
 
 
@@ -216,7 +238,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     """
     straight = options.assume_straight_pages
     detect = DetectStage(det_predictor)
-    stages: list[tuple[str, Callable]] = [("read", read_stage), ("text_layer", TextLayerStage(options.pdf_text))]
+    stages: list[tuple[str, Callable]] = [
+        ("read", read_stage),
+        ("text_layer", TextLayerStage(options.pdf_text)),
+    ]
     if options.detect_orientation:
         stages.append(("orientation", OrientationStage(detect, reco_predictor)))
     stages.append(("detect", detect))
@@ -226,19 +251,32 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
-    stages.append(("layout", LayoutStage(options.layout, straight=straight,
-                                         straighten_pages=options.straighten_pages)))
+    stages.append(
+        ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
+    )
     return Pipeline(stages)
 
 
-def ocr_predictor(det_arch: str | None = None, reco_arch: str | None = None, *,
-                  det_weights: str | None = "default", reco_weights: str | None = "default",
-                  det_predictor: Callable | None = None, reco_predictor: Callable | None = None,
-                  device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                  assume_straight_pages: bool = True, detect_orientation: bool = False,
-                  straighten_pages: bool = False, pdf_text: PdfTextMode = "auto", det_batch_size: int = 4,
-                  reco_batch_size: int = 256, pages_per_batch: int = 16,
-                  layout: LayoutOptions | None = None, crops_on_device: bool | None = None) -> OCRPredictor:
+def ocr_predictor(
+    det_arch: str | None = None,
+    reco_arch: str | None = None,
+    *,
+    det_weights: str | None = "default",
+    reco_weights: str | None = "default",
+    det_predictor: Callable | None = None,
+    reco_predictor: Callable | None = None,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+    assume_straight_pages: bool = True,
+    detect_orientation: bool = False,
+    straighten_pages: bool = False,
+    pdf_text: PdfTextMode = "auto",
+    det_batch_size: int = 4,
+    reco_batch_size: int = 256,
+    pages_per_batch: int = 16,
+    layout: LayoutOptions | None = None,
+    crops_on_device: bool | None = None,
+) -> OCRPredictor:
     """Build the end-to-end OCR predictor (the settings are those of :class:`OCROptions`).
 
     Models load the shipped offline weights; ``det_weights=None, reco_weights=None`` build random models
@@ -248,23 +286,40 @@ def ocr_predictor(det_arch: str | None = None, reco_arch: str | None = None, *,
     Raises:
         vision.errors.WeightsError: when the default weights are not installed.
     """
-    options = OCROptions(det_arch=det_arch, reco_arch=reco_arch, det_weights=det_weights,
-                         reco_weights=reco_weights, device=None if device is None else str(device), dtype=dtype,
-                         det_batch_size=det_batch_size, reco_batch_size=reco_batch_size,
-                         pages_per_batch=pages_per_batch, assume_straight_pages=assume_straight_pages,
-                         detect_orientation=detect_orientation, straighten_pages=straighten_pages,
-                         pdf_text=pdf_text, layout=layout or LayoutOptions(), crops_on_device=crops_on_device)
+    options = OCROptions(
+        det_arch=det_arch,
+        reco_arch=reco_arch,
+        det_weights=det_weights,
+        reco_weights=reco_weights,
+        device=None if device is None else str(device),
+        dtype=dtype,
+        det_batch_size=det_batch_size,
+        reco_batch_size=reco_batch_size,
+        pages_per_batch=pages_per_batch,
+        assume_straight_pages=assume_straight_pages,
+        detect_orientation=detect_orientation,
+        straighten_pages=straighten_pages,
+        pdf_text=pdf_text,
+        layout=layout or LayoutOptions(),
+        crops_on_device=crops_on_device,
+    )
     if pdf_text not in ("auto", "ocr", "layer"):
         raise ValueError(f"pdf_text must be 'auto', 'ocr' or 'layer', got {pdf_text!r}")
     if det_predictor is None:
         from vision.models.detection.predictor import detection_predictor
 
-        det_predictor = detection_predictor(det_arch, weights=det_weights, device=device, dtype=dtype,
-                                            batch_size=det_batch_size,
-                                            assume_straight_pages=assume_straight_pages)
+        det_predictor = detection_predictor(
+            det_arch,
+            weights=det_weights,
+            device=device,
+            dtype=dtype,
+            batch_size=det_batch_size,
+            assume_straight_pages=assume_straight_pages,
+        )
     if reco_predictor is None:
         from vision.models.recognition.predictor import recognition_predictor
 
-        reco_predictor = recognition_predictor(reco_arch, weights=reco_weights, device=device, dtype=dtype,
-                                               batch_size=reco_batch_size)
+        reco_predictor = recognition_predictor(
+            reco_arch, weights=reco_weights, device=device, dtype=dtype, batch_size=reco_batch_size
+        )
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

@@ -21,8 +21,17 @@ import numpy as np
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
 
-__all__ = ["OrientationStage", "is_sideways", "prefers_flip", "dominant_angle", "rotate_image", "rotate_points", "unrotate_points",
-           "deskew_boxes", "pick_probe_words"]
+__all__ = [
+    "OrientationStage",
+    "is_sideways",
+    "prefers_flip",
+    "dominant_angle",
+    "rotate_image",
+    "rotate_points",
+    "unrotate_points",
+    "deskew_boxes",
+    "pick_probe_words",
+]
 
 
 def is_sideways(boxes: np.ndarray, *, min_boxes: int = 3, threshold: float = 0.0) -> bool:
@@ -154,9 +163,14 @@ class OrientationStage:
         margin: confidence gain needed to flip (see :func:`prefers_flip`).
     """
 
-    def __init__(self, detect: Callable[[list[PageState]], list[PageState]],
-                 recognize: Callable[[list[np.ndarray]], list[tuple[str, float]]], *, probes: int = 16,
-                 margin: float = 0.05) -> None:
+    def __init__(
+        self,
+        detect: Callable[[list[PageState]], list[PageState]],
+        recognize: Callable[[list[np.ndarray]], list[tuple[str, float]]],
+        *,
+        probes: int = 16,
+        margin: float = 0.05,
+    ) -> None:
         self.detect, self.recognize, self.probes, self.margin = detect, recognize, probes, margin
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
@@ -172,7 +186,7 @@ class OrientationStage:
             return states
         read = self.recognize(flat + [np.ascontiguousarray(c[::-1, ::-1]) for c in flat])
         conf = np.array([c for _, c in read], dtype=np.float64)
-        upright, flipped = conf[:len(flat)], conf[len(flat):]
+        upright, flipped = conf[: len(flat)], conf[len(flat) :]
         start = 0
         for s, crops in zip(todo, probes):
             end = start + len(crops)

@@ -37,11 +37,30 @@ __all__ = ["run_ray", "decode_rows", "OCRActor"]
 _NO_IMAGE = np.zeros((1, 1, 3), dtype=np.uint8)
 
 
-def _row(path: str, kind: str, *, index: int = -1, timestamp: float = -1.0, image: np.ndarray = _NO_IMAGE,
-         end: float = -1.0, samples: int = 0, frames: int = 0, message: str = "") -> dict[str, Any]:
+def _row(
+    path: str,
+    kind: str,
+    *,
+    index: int = -1,
+    timestamp: float = -1.0,
+    image: np.ndarray = _NO_IMAGE,
+    end: float = -1.0,
+    samples: int = 0,
+    frames: int = 0,
+    message: str = "",
+) -> dict[str, Any]:
     """Every row has the same columns (Arrow needs one schema); ``kind`` says which ones matter."""
-    return {"path": path, "kind": kind, "index": index, "timestamp": timestamp, "image": image, "end": end,
-            "samples": samples, "frames": frames, "message": message}
+    return {
+        "path": path,
+        "kind": kind,
+        "index": index,
+        "timestamp": timestamp,
+        "image": image,
+        "end": end,
+        "samples": samples,
+        "frames": frames,
+        "message": message,
+    }
 
 
 def decode_rows(row: dict[str, Any], config: VideoOCRConfig) -> Iterator[dict[str, Any]]:
@@ -52,7 +71,9 @@ def decode_rows(row: dict[str, Any], config: VideoOCRConfig) -> Iterator[dict[st
     try:
         for frame in sampler:
             count += 1
-            yield _row(path, "frame", index=frame.index, timestamp=float(frame.timestamp or 0.0), image=frame.image)
+            yield _row(
+                path, "frame", index=frame.index, timestamp=float(frame.timestamp or 0.0), image=frame.image
+            )
     except Exception as exc:  # a broken video becomes a row the driver reports; the others go on
         yield _row(path, "error", message=describe_error(path, exc))
         return
@@ -72,14 +93,26 @@ class OCRActor:
         frames = []
         for i in rows:
             image = np.ascontiguousarray(batch["image"][i])
-            frames.append(PageImage(image, str(batch["path"][i]), int(batch["index"][i]),
-                                    (image.shape[0], image.shape[1]), timestamp=float(batch["timestamp"][i])))
+            frames.append(
+                PageImage(
+                    image,
+                    str(batch["path"][i]),
+                    int(batch["index"][i]),
+                    (image.shape[0], image.shape[1]),
+                    timestamp=float(batch["timestamp"][i]),
+                )
+            )
         pages = self.predictor(frames).pages if frames else []
         if len(pages) != len(frames):
             raise RuntimeError(f"the predictor returned {len(pages)} pages for {len(frames)} frames")
         out = np.full(len(kinds), "", dtype=object)
         for i, frame, page in zip(rows, frames, pages):
-            page.image, page.timestamp, page.page_idx, page.source = None, frame.timestamp, frame.index, frame.source
+            page.image, page.timestamp, page.page_idx, page.source = (
+                None,
+                frame.timestamp,
+                frame.index,
+                frame.source,
+            )
             out[i] = Document(pages=[page]).to_json()
         kept = {k: v for k, v in batch.items() if k != "image"}
         return {**kept, "page": out}
@@ -89,9 +122,17 @@ def _resources(ray: Any) -> dict[str, float]:
     return {"num_gpus": 1.0} if ray.cluster_resources().get("GPU", 0) >= 1 else {"num_cpus": 1.0}
 
 
-def run_ray(jobs: Sequence[tuple[str, str]], factory: Callable[[], Callable], config: VideoOCRConfig,
-            formats: Sequence[str], *, address: str | None = None, workers: int = 2, progress: bool = True,
-            init_kwargs: dict[str, Any] | None = None) -> Iterator[VideoResult]:
+def run_ray(
+    jobs: Sequence[tuple[str, str]],
+    factory: Callable[[], Callable],
+    config: VideoOCRConfig,
+    formats: Sequence[str],
+    *,
+    address: str | None = None,
+    workers: int = 2,
+    progress: bool = True,
+    init_kwargs: dict[str, Any] | None = None,
+) -> Iterator[VideoResult]:
     """Run the video job on Ray; yields one :class:`VideoResult` per video as it is written.
 
     Args:
@@ -119,17 +160,23 @@ def run_ray(jobs: Sequence[tuple[str, str]], factory: Callable[[], Callable], co
         stems = {str(path): Path(stem) for path, stem in jobs}
         ds = ray.data.from_items([{"path": path} for path in stems], override_num_blocks=len(stems))
         ds = ds.flat_map(decode_rows, fn_kwargs={"config": config}, num_cpus=1)
-        ds = ds.map_batches(OCRActor, fn_constructor_kwargs={"factory": factory}, batch_size=config.batch_size,
-                            batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=workers),
-                            **_resources(ray))
+        ds = ds.map_batches(
+            OCRActor,
+            fn_constructor_kwargs={"factory": factory},
+            batch_size=config.batch_size,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=workers),
+            **_resources(ray),
+        )
         yield from _gather(ds.iter_rows(), stems, config, formats)
     finally:
         if started:
             ray.shutdown()
 
 
-def _gather(rows: Any, stems: dict[str, Path], config: VideoOCRConfig,
-            formats: Sequence[str]) -> Iterator[VideoResult]:
+def _gather(
+    rows: Any, stems: dict[str, Path], config: VideoOCRConfig, formats: Sequence[str]
+) -> Iterator[VideoResult]:
     """Collect each video's pages from the OCR'd rows; merge and write a video once all of it has arrived."""
     pages: dict[str, list[Any]] = {}
     ends: dict[str, dict[str, Any]] = {}
@@ -156,11 +203,23 @@ def _gather(rows: Any, stems: dict[str, Path], config: VideoOCRConfig,
         yield VideoResult(path, None, VisionError(path, "the Ray pipeline ended before all frames arrived"))
 
 
-def _write(path: str, frames: list[Any], end: dict[str, Any], stem: Path, config: VideoOCRConfig,
-           formats: Sequence[str]) -> VideoResult:
+def _write(
+    path: str,
+    frames: list[Any],
+    end: dict[str, Any],
+    stem: Path,
+    config: VideoOCRConfig,
+    formats: Sequence[str],
+) -> VideoResult:
     end_time = float(end["end"])
-    doc = video_document(frames, source=path, end=end_time if end_time >= 0 else None,
-                         samples=int(end["samples"]) or None, interval=config.interval, config=config.timeline)
+    doc = video_document(
+        frames,
+        source=path,
+        end=end_time if end_time >= 0 else None,
+        samples=int(end["samples"]) or None,
+        interval=config.interval,
+        config=config.timeline,
+    )
     try:
         write_outputs(doc, stem, formats)
     except OSError as exc:

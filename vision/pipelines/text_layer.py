@@ -46,6 +46,8 @@ class TextLayerStage:
     def _fill(state: PageState, layer: list) -> None:
         h, w = state.image.shape[:2]
         state.from_text_layer = True
-        state.words = [Word(value=t.value.strip(), confidence=1.0, geometry=clip_box(t.geometry)) for t in layer]
+        state.words = [
+            Word(value=t.value.strip(), confidence=1.0, geometry=clip_box(t.geometry)) for t in layer
+        ]
         boxes = np.array([word.geometry for word in state.words], dtype=np.float64).reshape(-1, 4)
         state.layout_boxes = boxes * [w, h, w, h]

@@ -180,7 +180,9 @@ def merge_timeline(
         if next_idx[track.last] - idx[track.first] < config.min_frames:
             continue
         best = track.best
-        entries.append(TimelineEntry(best.text, times[track.first], next_time[track.last], best.confidence, best.box))
+        entries.append(
+            TimelineEntry(best.text, times[track.first], next_time[track.last], best.confidence, best.box)
+        )
     entries.sort(key=lambda e: (e.start, e.geometry[1], e.geometry[0]))
     return entries
 

@@ -28,8 +28,15 @@ from vision.pipelines.video_sampling import FrameSampler, Reader, SceneChange
 from vision.settings import DEFAULT_LIMITS, Limits
 from vision.structures import Document
 
-__all__ = ["VideoOCRConfig", "SceneChange", "FrameSampler", "VideoResult", "VideoProgress", "VideoOCR",
-           "describe_error"]
+__all__ = [
+    "VideoOCRConfig",
+    "SceneChange",
+    "FrameSampler",
+    "VideoResult",
+    "VideoProgress",
+    "VideoOCR",
+    "describe_error",
+]
 
 Predictor = Callable[[list[PageImage]], Document]
 
@@ -82,8 +89,16 @@ class VideoOCRConfig:
     def sampler(self, source: str, reader: Reader | None = None) -> FrameSampler:
         """The :class:`FrameSampler` of one video under these settings."""
         scene = SceneChange(self.scene_threshold, self.scene_min_cells) if self.scene_change else None
-        return FrameSampler(source, fps=self.fps, start=self.start, end=self.end, device=self.decode_device,
-                            limits=self.limits, scene=scene, reader=reader)
+        return FrameSampler(
+            source,
+            fps=self.fps,
+            start=self.start,
+            end=self.end,
+            device=self.decode_device,
+            limits=self.limits,
+            scene=scene,
+            reader=reader,
+        )
 
 
 def describe_error(source: str, exc: BaseException) -> str:
@@ -140,8 +155,9 @@ class VideoOCR:
             :meth:`vision.io.DocumentFile.from_video`.
     """
 
-    def __init__(self, predictor: Predictor, config: VideoOCRConfig = VideoOCRConfig(), *,
-                 reader: Reader | None = None) -> None:
+    def __init__(
+        self, predictor: Predictor, config: VideoOCRConfig = VideoOCRConfig(), *, reader: Reader | None = None
+    ) -> None:
         self.predictor, self.config, self.reader = predictor, config, reader
 
     def __call__(self, source: str | os.PathLike) -> Document:
@@ -152,8 +168,9 @@ class VideoOCR:
         assert result.document is not None
         return result.document
 
-    def run(self, sources: Iterable[str | os.PathLike], *,
-            progress: VideoProgress | None = None) -> Iterator[VideoResult]:
+    def run(
+        self, sources: Iterable[str | os.PathLike], *, progress: VideoProgress | None = None
+    ) -> Iterator[VideoResult]:
         """Process ``sources``, yielding one :class:`VideoResult` per video as each completes.
 
         A video that fails to decode yields a result with ``error`` set; the others go on. Errors raised by
@@ -167,8 +184,15 @@ class VideoOCR:
         stop = threading.Event()
         todo = iter(list(enumerate(names)))
         lock = threading.Lock()
-        threads = [threading.Thread(target=self._decode, args=(todo, lock, channel, stop), daemon=True,
-                                    name=f"vision-video-decode-{i}") for i in range(min(cfg.workers, len(names)))]
+        threads = [
+            threading.Thread(
+                target=self._decode,
+                args=(todo, lock, channel, stop),
+                daemon=True,
+                name=f"vision-video-decode-{i}",
+            )
+            for i in range(min(cfg.workers, len(names)))
+        ]
         for thread in threads:
             thread.start()
         try:
@@ -178,8 +202,13 @@ class VideoOCR:
             for thread in threads:
                 thread.join(timeout=10)
 
-    def _decode(self, todo: Iterator[tuple[int, str]], lock: threading.Lock,
-                channel: queue.Queue, stop: threading.Event) -> None:
+    def _decode(
+        self,
+        todo: Iterator[tuple[int, str]],
+        lock: threading.Lock,
+        channel: queue.Queue,
+        stop: threading.Event,
+    ) -> None:
         """Decoder thread: take the next video, stream its sampled frames into ``channel``."""
 
         def put(item: tuple[str, int, Any]) -> bool:
@@ -212,8 +241,9 @@ class VideoOCR:
         finally:
             put(("done", -1, None))
 
-    def _consume(self, channel: queue.Queue, names: list[str], workers: int,
-                 progress: VideoProgress | None) -> Iterator[VideoResult]:
+    def _consume(
+        self, channel: queue.Queue, names: list[str], workers: int, progress: VideoProgress | None
+    ) -> Iterator[VideoResult]:
         states: dict[int, _State] = {}
         pending: list[tuple[int, PageImage]] = []
         running = workers
@@ -238,7 +268,7 @@ class VideoOCR:
                 else:  # "end"
                     (states[sid].end, states[sid].samples), states[sid].decoded = payload, True
             while len(pending) >= self.config.batch_size or (pending and not running):
-                batch, pending = pending[: self.config.batch_size], pending[self.config.batch_size:]
+                batch, pending = pending[: self.config.batch_size], pending[self.config.batch_size :]
                 self._ocr(batch, states, progress)
             for sid in [s for s, st in states.items() if st.decoded and st.queued == 0]:
                 yield self._finish(states.pop(sid))
@@ -248,8 +278,9 @@ class VideoOCR:
                     st.error = st.error or RuntimeError(f"{st.source}: decoder stopped early")
                     yield self._finish(st)
 
-    def _ocr(self, batch: list[tuple[int, PageImage]], states: dict[int, _State],
-             progress: VideoProgress | None) -> None:
+    def _ocr(
+        self, batch: list[tuple[int, PageImage]], states: dict[int, _State], progress: VideoProgress | None
+    ) -> None:
         doc = self.predictor([frame for _, frame in batch])
         if len(doc.pages) != len(batch):
             raise RuntimeError(f"the predictor returned {len(doc.pages)} pages for {len(batch)} frames")
@@ -270,6 +301,12 @@ class VideoOCR:
     def _finish(self, state: _State) -> VideoResult:
         if state.error is not None:
             return VideoResult(state.source, None, state.error, len(state.pages))
-        doc = video_document(state.pages, source=state.source, end=state.end, samples=state.samples,
-                             interval=self.config.interval, config=self.config.timeline)
+        doc = video_document(
+            state.pages,
+            source=state.source,
+            end=state.end,
+            samples=state.samples,
+            interval=self.config.interval,
+            config=self.config.timeline,
+        )
         return VideoResult(state.source, doc, None, len(state.pages))

@@ -18,8 +18,16 @@ from pathlib import Path
 from vision.errors import VisionError
 from vision.structures import Document
 
-__all__ = ["FORMATS", "render_output", "timeline_text", "output_path", "missing_outputs", "write_outputs",
-           "complete_from_json", "remove_partials"]
+__all__ = [
+    "FORMATS",
+    "render_output",
+    "timeline_text",
+    "output_path",
+    "missing_outputs",
+    "write_outputs",
+    "complete_from_json",
+    "remove_partials",
+]
 
 FORMATS = ("json", "srt", "vtt", "txt")
 

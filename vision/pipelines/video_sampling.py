@@ -77,9 +77,18 @@ class FrameSampler:
     frames decoded.
     """
 
-    def __init__(self, source: str, *, fps: float, start: float | None = None, end: float | None = None,
-                 device: str = "cpu", limits: Limits = DEFAULT_LIMITS, scene: SceneChange | None = None,
-                 reader: Reader | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        *,
+        fps: float,
+        start: float | None = None,
+        end: float | None = None,
+        device: str = "cpu",
+        limits: Limits = DEFAULT_LIMITS,
+        scene: SceneChange | None = None,
+        reader: Reader | None = None,
+    ) -> None:
         self.source, self.fps, self.start, self.stop = source, fps, start, end  # self.end: see above
         self.device, self.limits, self.scene = device, limits, scene
         self.reader = reader or _default_reader
@@ -89,8 +98,9 @@ class FrameSampler:
 
     def open(self) -> int | None:
         """Open the video; returns how many frames will reach the OCR when that is known in advance."""
-        self._frames = self.reader(self.source, fps=self.fps, start=self.start, end=self.stop,
-                                   device=self.device, limits=self.limits)
+        self._frames = self.reader(
+            self.source, fps=self.fps, start=self.start, end=self.stop, device=self.device, limits=self.limits
+        )
         if self.scene is not None or not hasattr(self._frames, "__len__"):
             return None
         return len(self._frames)  # type: ignore[arg-type]

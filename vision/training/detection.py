@@ -46,6 +46,7 @@ class TrainConfig:
     total_minutes: float = 16.0
     max_minutes: float = 9.0
     reserve_s: float = 75.0
+    val_budget_s: float = 45.0
     workers: int = 15
     compile: bool = False
     bf16: bool = True
@@ -124,7 +125,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     run_model = torch.compile(model) if cfg.compile else model
     loader = DataLoader(DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
                         batch_size=cfg.batch_size, num_workers=cfg.workers, pin_memory=device.type == "cuda",
-                        prefetch_factor=4 if cfg.workers else None, persistent_workers=False)
+                        prefetch_factor=2 if cfg.workers else None, persistent_workers=False)
     log = open(out / "train.log", "a")
     budget = cfg.max_minutes * 60 - cfg.reserve_s
     t_loop = time.time()
@@ -171,7 +172,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                "data_wait_fraction": round(t_data / max(t0 - t_loop, 1e-6), 3), "optimizer": state.get("optimizer", "new"),
                "weights": weights.name, "config": dataclasses.asdict(cfg)}
     model.eval()
-    summary["validation"] = validate(model, cfg.data, device)
+    summary["validation"] = validate(model, cfg.data, device, budget_s=cfg.val_budget_s)
     summary["wall_s"] = round(time.time() - t_start, 1)
     (out / "metrics.json").write_text(json.dumps(summary, indent=2))
     log.close()

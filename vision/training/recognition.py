@@ -175,7 +175,7 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     if bench_seconds or cfg.compile == "auto":
         data_rate = _bench_data(batches, bench_seconds or 5.0, cfg.batch_size)
         step_rate = _bench_step(model, next(batches), device, cfg)
-        use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < 1.3 * data_rate)
+        use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
     print(f"torch.compile: {use_compile}", flush=True)
     step_fn = torch.compile(model) if use_compile else model
     frames = torch.full((cfg.batch_size,), cfg.width // STRIDE, dtype=torch.long)  # CPU int64: no host sync

@@ -1,4 +1,4 @@
-"""The REST service: ``create_app(settings)`` builds a FastAPI app whose predictors load once, in its lifespan.
+"""The REST service: ``create_app(settings)`` builds a FastAPI app; its predictors load once, in its lifespan.
 
 Layout (FastAPI's "bigger applications"): ``settings`` (pydantic-settings), ``schemas`` (Pydantic models),
 ``dependencies`` (``Depends`` providers), ``routers/`` (ocr, jobs, segment, health), ``batching`` (dynamic
@@ -8,8 +8,8 @@ batching), ``jobs`` + ``job_runner`` + ``job_service`` (persistent jobs), ``metr
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Callable
 
 from anyio import to_thread
 from fastapi import FastAPI
@@ -25,19 +25,22 @@ from vision.app.api.settings import ServiceSettings
 from vision.io.page import PageImage
 from vision.structures import Document
 
-__all__ = ["create_app", "app_from_env", "ServiceSettings"]
+__all__ = ["ServiceSettings", "app_from_env", "create_app"]
 
 _FORM_OVERHEAD = 1 << 20  # multipart headers and the small option fields, on top of the file itself
 
 
 def segmentation_enabled(settings: ServiceSettings) -> bool:
     """POST /v1/segment and the UI tab exist when a checkpoint is configured and SAM is in this build."""
-    return (settings.models.sam_checkpoint is not None
-            and importlib.util.find_spec("vision.models.segmentation.predictor") is not None)
+    return (
+        settings.models.sam_checkpoint is not None
+        and importlib.util.find_spec("vision.models.segmentation.predictor") is not None
+    )
 
 
-def create_app(settings: ServiceSettings | None = None, *,
-               predictor: Callable[[list[PageImage]], Document] | None = None) -> FastAPI:
+def create_app(
+    settings: ServiceSettings | None = None, *, predictor: Callable[[list[PageImage]], Document] | None = None
+) -> FastAPI:
     """Build the service.
 
     Args:
@@ -61,9 +64,13 @@ def create_app(settings: ServiceSettings | None = None, *,
             await to_thread.run_sync(job_service.stop)
             runtime.close()
 
-    app = FastAPI(title="vision", version=__version__, lifespan=lifespan,
-                  description="Document OCR (images, PDFs, videos) and segmentation. Errors are "
-                              '`{"error": CODE, "message": TEXT}`.')
+    app = FastAPI(
+        title="vision",
+        version=__version__,
+        lifespan=lifespan,
+        description="Document OCR (images, PDFs, videos) and segmentation. Errors are "
+        '`{"error": CODE, "message": TEXT}`.',
+    )
     app.state.settings = settings
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_bytes + _FORM_OVERHEAD)

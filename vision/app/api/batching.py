@@ -11,11 +11,12 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-__all__ = ["DynamicBatcher", "QueueFull", "QueueTimeout", "BatchObserver"]
+__all__ = ["BatchObserver", "DynamicBatcher", "QueueFull", "QueueTimeout"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -55,9 +56,16 @@ class DynamicBatcher(Generic[T, R]):
         name: thread name, for debugging.
     """
 
-    def __init__(self, fn: Callable[[list[T]], Sequence[R]], *, max_batch_size: int = 16,
-                 max_wait_s: float = 0.005, max_queue: int = 1024, observer: BatchObserver | None = None,
-                 name: str = "batcher") -> None:
+    def __init__(
+        self,
+        fn: Callable[[list[T]], Sequence[R]],
+        *,
+        max_batch_size: int = 16,
+        max_wait_s: float = 0.005,
+        max_queue: int = 1024,
+        observer: BatchObserver | None = None,
+        name: str = "batcher",
+    ) -> None:
         if max_batch_size < 1 or max_wait_s < 0 or max_queue < 1:
             raise ValueError("max_batch_size and max_queue must be >= 1 and max_wait_s >= 0")
         self._fn = fn
@@ -176,5 +184,5 @@ class DynamicBatcher(Generic[T, R]):
             self._observer.observe_batch(len(items), len(batch), time.perf_counter() - start)
         offset = 0
         for request in batch:
-            request.future.set_result(results[offset:offset + len(request.items)])
+            request.future.set_result(results[offset : offset + len(request.items)])
             offset += len(request.items)

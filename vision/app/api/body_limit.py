@@ -24,8 +24,11 @@ class BodyLimitMiddleware:
         self.prefix = prefix
 
     def _error(self) -> ApiError:
-        return ApiError(413, "limit_exceeded",
-                        f"request body is over the limit of {self.max_body_bytes} bytes (max_bytes plus form overhead)")
+        return ApiError(
+            413,
+            "limit_exceeded",
+            f"request body is over the limit of {self.max_body_bytes} bytes (max_bytes plus form overhead)",
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(self.prefix):
@@ -34,8 +37,9 @@ class BodyLimitMiddleware:
         declared = Headers(scope=scope).get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             error = self._error()
-            await JSONResponse(error_body(error.code, error.detail), status_code=413,
-                               headers={"Connection": "close"})(scope, receive, send)
+            await JSONResponse(
+                error_body(error.code, error.detail), status_code=413, headers={"Connection": "close"}
+            )(scope, receive, send)
             return
         received = 0
 

@@ -18,11 +18,23 @@ from vision.app.api.runtime import OcrService, Runtime, SamService
 from vision.app.api.schemas import OcrFormat
 from vision.app.api.settings import LimitSettings, ServiceSettings
 
-__all__ = ["get_runtime", "get_settings", "get_limits", "get_ocr", "get_sam", "get_jobs", "require_api_key",
-           "read_options", "ocr_format"]
+__all__ = [
+    "get_jobs",
+    "get_limits",
+    "get_ocr",
+    "get_runtime",
+    "get_sam",
+    "get_settings",
+    "ocr_format",
+    "read_options",
+    "require_api_key",
+]
 
-_api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False,
-                               description="required on /v1/* when the server is configured with an API key")
+_api_key_header = APIKeyHeader(
+    name="X-API-Key",
+    auto_error=False,
+    description="required on /v1/* when the server is configured with an API key",
+)
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -52,19 +64,24 @@ def get_jobs(request: Request) -> JobService:
     return request.app.state.jobs
 
 
-def require_api_key(key: Annotated[str | None, Security(_api_key_header)],
-                    settings: Annotated[ServiceSettings, Depends(get_settings)]) -> None:
+def require_api_key(
+    key: Annotated[str | None, Security(_api_key_header)],
+    settings: Annotated[ServiceSettings, Depends(get_settings)],
+) -> None:
     """401 unless ``X-API-Key`` matches the configured key (no-op when none is configured)."""
     if settings.api_key is None:
         return
     expected = settings.api_key.get_secret_value().encode()
     if key is None or not hmac.compare_digest(key.encode(), expected):
-        raise ApiError(401, "unauthorized", "missing or invalid X-API-Key header",
-                       headers={"WWW-Authenticate": "APIKey"})
+        raise ApiError(
+            401, "unauthorized", "missing or invalid X-API-Key header", headers={"WWW-Authenticate": "APIKey"}
+        )
 
 
-def ocr_format(format_query: Annotated[OcrFormat | None, Query(alias="format")] = None,
-               format_form: Annotated[OcrFormat | None, Form(alias="format")] = None) -> OcrFormat:
+def ocr_format(
+    format_query: Annotated[OcrFormat | None, Query(alias="format")] = None,
+    format_form: Annotated[OcrFormat | None, Form(alias="format")] = None,
+) -> OcrFormat:
     """Output format from the query string or the form (query wins); JSON by default."""
     return format_query or format_form or OcrFormat.json
 

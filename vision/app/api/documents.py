@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from fastapi import Response, UploadFile
 from fastapi.responses import JSONResponse
@@ -19,8 +20,16 @@ from vision.io.page import PageImage
 from vision.settings import Limits
 from vision.structures import Document
 
-__all__ = ["ReadOptions", "parse_pages", "check_size", "open_document", "iter_pages", "render", "MEDIA_TYPES",
-           "renamed"]
+__all__ = [
+    "MEDIA_TYPES",
+    "ReadOptions",
+    "check_size",
+    "iter_pages",
+    "open_document",
+    "parse_pages",
+    "renamed",
+    "render",
+]
 
 MEDIA_TYPES = {
     "json": "application/json",
@@ -31,8 +40,15 @@ MEDIA_TYPES = {
     "srt": "application/x-subrip",
     "vtt": "text/vtt; charset=utf-8",
 }
-_SUFFIX = {"json": ".json", "txt": ".txt", "hocr": ".hocr.html", "alto": ".alto.xml", "pdf": ".pdf",
-           "srt": ".srt", "vtt": ".vtt"}
+_SUFFIX = {
+    "json": ".json",
+    "txt": ".txt",
+    "hocr": ".hocr.html",
+    "alto": ".alto.xml",
+    "pdf": ".pdf",
+    "srt": ".srt",
+    "vtt": ".vtt",
+}
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
@@ -67,7 +83,9 @@ def parse_pages(spec: str | None, max_pages: int) -> tuple[int, ...] | None:
         match = _RANGE.match(part)
         first, last = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
         if not match or first < 1 or last < first:
-            raise ApiError(422, "invalid_pages", f"pages: {part.strip()!r} is not a page or range like 2 or 1-3")
+            raise ApiError(
+                422, "invalid_pages", f"pages: {part.strip()!r} is not a page or range like 2 or 1-3"
+            )
         if len(selected) + last - first + 1 > max_pages:
             raise ApiError(413, "limit_exceeded", f"pages: more than {max_pages} pages selected (max_pages)")
         selected.extend(range(first - 1, last))
@@ -81,8 +99,11 @@ def check_size(upload: UploadFile, max_bytes: int) -> int:
         size = upload.file.seek(0, 2)
         upload.file.seek(0)
     if size > max_bytes:
-        raise ApiError(413, "limit_exceeded",
-                       f"{upload.filename or 'file'}: {size} bytes is over the limit of {max_bytes} bytes (max_bytes)")
+        raise ApiError(
+            413,
+            "limit_exceeded",
+            f"{upload.filename or 'file'}: {size} bytes is over the limit of {max_bytes} bytes (max_bytes)",
+        )
     return size
 
 
@@ -91,8 +112,9 @@ def renamed(exc: VisionError, source: str) -> VisionError:
     return type(exc)(source, exc.reason)
 
 
-def open_document(src: FileSource, filename: str, limits: Limits, options: ReadOptions,
-                  **extra: Any) -> DocumentFile:
+def open_document(
+    src: FileSource, filename: str, limits: Limits, options: ReadOptions, **extra: Any
+) -> DocumentFile:
     """Sniff and open ``src``; reader errors name ``filename``."""
     try:
         return DocumentFile.from_path(src, limits=limits, **options.kwargs(), **extra)

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vision.errors import CorruptFile, LimitExceeded, PasswordRequired, UnsupportedFormat, VisionError
 
-__all__ = ["ApiError", "install_error_handlers", "error_body", "vision_error_status"]
+__all__ = ["ApiError", "error_body", "install_error_handlers", "vision_error_status"]
 
 _VISION_ERRORS: tuple[tuple[type[VisionError], int, str], ...] = (
     (LimitExceeded, 413, "limit_exceeded"),
@@ -32,7 +32,9 @@ _VISION_ERRORS: tuple[tuple[type[VisionError], int, str], ...] = (
 class ApiError(StarletteHTTPException):
     """An HTTP error with a stable ``code``; rendered as the service's JSON error body."""
 
-    def __init__(self, status_code: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status_code: int, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(status_code=status_code, detail=message, headers=headers)
         self.code = code
 
@@ -69,8 +71,10 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
-              for e in exc.errors()]
+    detail = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+        for e in exc.errors()
+    ]
     first = detail[0] if detail else {"loc": [], "msg": "invalid request"}
     where = ".".join(str(p) for p in first["loc"])
     message = f"{where}: {first['msg']}" if where else str(first["msg"])

@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from vision.app.api.errors import vision_error_status
 from vision.app.api.jobs import JobRecord, JobStore, new_owner
 from vision.errors import VisionError
 
-__all__ = ["JobContext", "JobInterrupted", "JobRunner", "JobHandler"]
+__all__ = ["JobContext", "JobHandler", "JobInterrupted", "JobRunner"]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,16 @@ class JobRunner:
         poll_s: how often idle workers look for jobs queued by other processes, and heartbeats are sent.
     """
 
-    def __init__(self, store: JobStore, handler: JobHandler, *, workers: int = 1, max_attempts: int = 3,
-                 stale_after_s: float = 30.0, poll_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: JobStore,
+        handler: JobHandler,
+        *,
+        workers: int = 1,
+        max_attempts: int = 3,
+        stale_after_s: float = 30.0,
+        poll_s: float = 1.0,
+    ) -> None:
         self.store = store
         self.owner = new_owner()
         self._handler = handler
@@ -71,8 +79,9 @@ class JobRunner:
         self._poll_s = poll_s
         self._stopping = threading.Event()
         self._wake = threading.Event()
-        self._threads = [threading.Thread(target=self._work, name=f"job-worker-{i}", daemon=True)
-                         for i in range(workers)]
+        self._threads = [
+            threading.Thread(target=self._work, name=f"job-worker-{i}", daemon=True) for i in range(workers)
+        ]
         self._threads.append(threading.Thread(target=self._supervise, name="job-supervisor", daemon=True))
 
     def start(self) -> None:
@@ -120,9 +129,11 @@ class JobRunner:
         except VisionError as exc:
             self.store.finish(job.id, self.owner, "failed", (vision_error_status(exc)[1], str(exc)))
             return
-        except Exception as exc:  # noqa: BLE001 - a bug must fail its job, not kill the worker
+        except Exception as exc:
             log.exception("job %s failed", job.id)
-            self.store.finish(job.id, self.owner, "failed", ("internal_error", f"{type(exc).__name__}: {exc}"))
+            self.store.finish(
+                job.id, self.owner, "failed", ("internal_error", f"{type(exc).__name__}: {exc}")
+            )
             return
         self.store.finish(job.id, self.owner, "succeeded")
 
@@ -136,5 +147,5 @@ class JobRunner:
                     last_recover = time.monotonic()
                     if self.store.recover(self._max_attempts, self._stale_after_s):
                         self._wake.set()
-            except Exception:  # noqa: BLE001 - a locked or vanished database must not stop heartbeats
+            except Exception:
                 log.exception("job supervisor")

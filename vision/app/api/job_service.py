@@ -38,8 +38,13 @@ class JobService:
         self.runtime = runtime
         cfg = runtime.settings.jobs
         self.store = JobStore(cfg.dir)
-        self.runner = JobRunner(self.store, self._handle, workers=cfg.workers, max_attempts=cfg.max_attempts,
-                                stale_after_s=cfg.stale_after_s)
+        self.runner = JobRunner(
+            self.store,
+            self._handle,
+            workers=cfg.workers,
+            max_attempts=cfg.max_attempts,
+            stale_after_s=cfg.stale_after_s,
+        )
         runtime.metrics.watch_jobs(self.store.counts)
 
     def start(self) -> None:
@@ -57,13 +62,19 @@ class JobService:
         """
         staged = self.store.stage(src)
         try:
-            with open_document(staged, filename, self._limits(), read,
-                               fps=fps or self.runtime.settings.jobs.video_fps) as doc:
+            with open_document(
+                staged, filename, self._limits(), read, fps=fps or self.runtime.settings.jobs.video_fps
+            ) as doc:
                 kind = "video" if doc.kind == "video" else "document"
                 total = None if kind == "video" else len(doc)
             if kind == "video" and not self.runtime.video:
                 raise ApiError(422, "video_unavailable", f"{filename}: this server has no video OCR pipeline")
-            options: dict[str, Any] = {"pages": read.pages, "dpi": read.dpi, "password": read.password, "fps": fps}
+            options: dict[str, Any] = {
+                "pages": read.pages,
+                "dpi": read.dpi,
+                "password": read.password,
+                "fps": fps,
+            }
             job = self.store.create(kind, filename, staged, options, total=total)
         finally:
             staged.unlink(missing_ok=True)
@@ -77,7 +88,7 @@ class JobService:
     def attach_images(self, job: JobRecord, doc: Document) -> None:
         """Re-read the job's input to put page images back on ``doc`` (for searchable PDFs)."""
         with open_document(self.store.input_path(job), job.filename, self._limits(), self._read(job)) as src:
-            for page, image in zip(doc.pages, iter_pages(src, job.filename)):
+            for page, image in zip(doc.pages, iter_pages(src, job.filename), strict=True):
                 page.image = image.image
 
     def _limits(self) -> Any:
@@ -86,8 +97,11 @@ class JobService:
     @staticmethod
     def _read(job: JobRecord) -> ReadOptions:
         pages = job.options.get("pages")
-        return ReadOptions(pages=None if pages is None else tuple(pages), dpi=job.options.get("dpi") or 144.0,
-                           password=job.options.get("password"))
+        return ReadOptions(
+            pages=None if pages is None else tuple(pages),
+            dpi=job.options.get("dpi") or 144.0,
+            password=job.options.get("password"),
+        )
 
     def _handle(self, job: JobRecord, ctx: JobContext) -> None:
         if job.kind == "video":
@@ -104,9 +118,13 @@ class JobService:
             ctx.checkpoint(done, total)
             for start in range(done, total, size):
                 end = min(start + size, total)
-                chunks.save(start, self.runtime.ocr.pages(list(iter_pages(src, job.filename, range(start, end)))))
+                chunks.save(
+                    start, self.runtime.ocr.pages(list(iter_pages(src, job.filename, range(start, end))))
+                )
                 ctx.checkpoint(end, total)
-        _write_atomic(self.store.result_path(job.id), Document(pages=chunks.load(), source=job.filename).to_json())
+        _write_atomic(
+            self.store.result_path(job.id), Document(pages=chunks.load(), source=job.filename).to_json()
+        )
 
     def _video(self, job: JobRecord, ctx: JobContext) -> None:
         """Frames are OCR'd in batches, each saved before progress is recorded; a resumed job starts
@@ -130,15 +148,20 @@ class JobService:
         def predictor(frames: list) -> Document:
             nonlocal done
             doc = self.runtime.ocr(frames)
-            for i, (page, frame) in enumerate(zip(doc.pages, frames)):
+            for i, (page, frame) in enumerate(zip(doc.pages, frames, strict=True)):
                 page.page_idx, page.timestamp, page.image = done + i, frame.timestamp, None
             chunks.save(done, doc.pages)
             done += len(frames)
             ctx.checkpoint(done, total[0])
             return doc
 
-        config = VideoOCRConfig(fps=1.0 / interval, start=done * interval if done else None, workers=1,
-                                batch_size=self.runtime.settings.jobs.chunk_pages, limits=self._limits())
+        config = VideoOCRConfig(
+            fps=1.0 / interval,
+            start=done * interval if done else None,
+            workers=1,
+            batch_size=self.runtime.settings.jobs.chunk_pages,
+            limits=self._limits(),
+        )
         for result in VideoOCR(predictor, config).run([self.store.input_path(job)], progress=Progress()):
             if result.error is not None:
                 raise result.error

@@ -16,13 +16,14 @@ import socket
 import sqlite3
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
-__all__ = ["JobRecord", "JobStore", "ACTIVE", "new_owner"]
+__all__ = ["ACTIVE", "JobRecord", "JobStore", "new_owner"]
 
 ACTIVE = ("queued", "running")
 _SCHEMA = """
@@ -73,11 +74,24 @@ class JobRecord:
     def to_json(self) -> dict[str, Any]:
         """The public view (``JobOut``): progress as a fraction, timestamps in UTC."""
         progress = 1.0 if self.status == "succeeded" else (self.done / self.total if self.total else 0.0)
-        error = None if self.error_code is None else {"error": self.error_code, "message": self.error_message or ""}
-        return {"id": self.id, "kind": self.kind, "status": self.status, "filename": self.filename,
-                "done": self.done, "total": self.total, "progress": min(max(progress, 0.0), 1.0),
-                "attempts": self.attempts, "error": error, "created_at": _utc(self.created_at),
-                "updated_at": _utc(self.updated_at)}
+        error = (
+            None
+            if self.error_code is None
+            else {"error": self.error_code, "message": self.error_message or ""}
+        )
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "filename": self.filename,
+            "done": self.done,
+            "total": self.total,
+            "progress": min(max(progress, 0.0), 1.0),
+            "attempts": self.attempts,
+            "error": error,
+            "created_at": _utc(self.created_at),
+            "updated_at": _utc(self.updated_at),
+        }
 
 
 def _utc(ts: float) -> str:
@@ -126,18 +140,23 @@ class JobStore:
             shutil.copyfileobj(src, out, 1 << 20)
         return path
 
-    def create(self, kind: str, filename: str, staged: Path, options: dict[str, Any],
-               total: int | None = None) -> JobRecord:
+    def create(
+        self, kind: str, filename: str, staged: Path, options: dict[str, Any], total: int | None = None
+    ) -> JobRecord:
         """Move a staged upload into a new job folder and queue the job."""
         job_id = uuid.uuid4().hex
         now = time.time()
-        record = JobRecord(job_id, kind, "queued", filename, options, 0, total, 0, None, None, None, None, now, now)
+        record = JobRecord(
+            job_id, kind, "queued", filename, options, 0, total, 0, None, None, None, None, now, now
+        )
         self.job_dir(job_id).mkdir()
         staged.replace(self.input_path(record))
         with self._tx() as con:
-            con.execute("INSERT INTO jobs (id, kind, status, filename, options, total, created_at, updated_at) "
-                        "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
-                        (job_id, kind, filename, json.dumps(options), total, now, now))
+            con.execute(
+                "INSERT INTO jobs (id, kind, status, filename, options, total, created_at, updated_at) "
+                "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)",
+                (job_id, kind, filename, json.dumps(options), total, now, now),
+            )
         return record
 
     def get(self, job_id: str) -> JobRecord | None:
@@ -149,20 +168,27 @@ class JobStore:
         """Atomically take the oldest queued job for ``owner`` (counts one more attempt)."""
         now = time.time()
         with self._tx() as con:
-            row = con.execute("SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at LIMIT 1").fetchone()
+            row = con.execute(
+                "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at LIMIT 1"
+            ).fetchone()
             if row is None:
                 return None
-            con.execute("UPDATE jobs SET status = 'running', owner = ?, heartbeat = ?, attempts = attempts + 1, "
-                        "updated_at = ? WHERE id = ?", (owner, now, now, row["id"]))
+            con.execute(
+                "UPDATE jobs SET status = 'running', owner = ?, heartbeat = ?, attempts = attempts + 1, "
+                "updated_at = ? WHERE id = ?",
+                (owner, now, now, row["id"]),
+            )
             return _record(con.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
     def progress(self, job_id: str, owner: str, done: int, total: int | None) -> bool:
         """Record progress; False when the job is no longer ours to run (cancelled or re-assigned)."""
         now = time.time()
         with self._tx() as con:
-            cur = con.execute("UPDATE jobs SET done = ?, total = ?, heartbeat = ?, updated_at = ? "
-                              "WHERE id = ? AND owner = ? AND status = 'running'",
-                              (done, total, now, now, job_id, owner))
+            cur = con.execute(
+                "UPDATE jobs SET done = ?, total = ?, heartbeat = ?, updated_at = ? "
+                "WHERE id = ? AND owner = ? AND status = 'running'",
+                (done, total, now, now, job_id, owner),
+            )
         return cur.rowcount == 1
 
     def finish(self, job_id: str, owner: str, status: str, error: tuple[str, str] | None = None) -> bool:
@@ -170,22 +196,30 @@ class JobStore:
         code, message = error if error is not None else (None, None)
         now = time.time()
         with self._tx() as con:
-            cur = con.execute("UPDATE jobs SET status = ?, error_code = ?, error_message = ?, owner = NULL, "
-                              "updated_at = ? WHERE id = ? AND owner = ? AND status = 'running'",
-                              (status, code, message, now, job_id, owner))
+            cur = con.execute(
+                "UPDATE jobs SET status = ?, error_code = ?, error_message = ?, owner = NULL, "
+                "updated_at = ? WHERE id = ? AND owner = ? AND status = 'running'",
+                (status, code, message, now, job_id, owner),
+            )
         return cur.rowcount == 1
 
     def release(self, job_id: str, owner: str) -> None:
         """Put a running job back in the queue (graceful shutdown): it resumes from its checkpoints."""
         with self._tx() as con:
-            con.execute("UPDATE jobs SET status = 'queued', owner = NULL, updated_at = ? "
-                        "WHERE id = ? AND owner = ? AND status = 'running'", (time.time(), job_id, owner))
+            con.execute(
+                "UPDATE jobs SET status = 'queued', owner = NULL, updated_at = ? "
+                "WHERE id = ? AND owner = ? AND status = 'running'",
+                (time.time(), job_id, owner),
+            )
 
     def cancel(self, job_id: str) -> JobRecord | None:
         """Cancel a queued or running job (a running one stops at its next checkpoint)."""
         with self._tx() as con:
-            con.execute("UPDATE jobs SET status = 'cancelled', owner = NULL, updated_at = ? "
-                        "WHERE id = ? AND status IN ('queued', 'running')", (time.time(), job_id))
+            con.execute(
+                "UPDATE jobs SET status = 'cancelled', owner = NULL, updated_at = ? "
+                "WHERE id = ? AND status IN ('queued', 'running')",
+                (time.time(), job_id),
+            )
         return self.get(job_id)
 
     def delete(self, job_id: str) -> None:
@@ -197,7 +231,9 @@ class JobStore:
     def beat(self, owner: str) -> None:
         """Refresh the heartbeat of every job ``owner`` is running."""
         with self._tx() as con:
-            con.execute("UPDATE jobs SET heartbeat = ? WHERE owner = ? AND status = 'running'", (time.time(), owner))
+            con.execute(
+                "UPDATE jobs SET heartbeat = ? WHERE owner = ? AND status = 'running'", (time.time(), owner)
+            )
 
     def recover(self, max_attempts: int, stale_after_s: float) -> list[str]:
         """Re-queue (or fail, past ``max_attempts``) running jobs whose owner is dead; returns their ids."""
@@ -209,13 +245,20 @@ class JobStore:
                     continue
                 found.append(row["id"])
                 if row["attempts"] >= max_attempts:
-                    con.execute("UPDATE jobs SET status = 'failed', error_code = 'interrupted', error_message = ?, "
-                                "owner = NULL, updated_at = ? WHERE id = ?",
-                                (f"the server stopped while running this job {row['attempts']} times",
-                                 now, row["id"]))
+                    con.execute(
+                        "UPDATE jobs SET status = 'failed', error_code = 'interrupted', error_message = ?, "
+                        "owner = NULL, updated_at = ? WHERE id = ?",
+                        (
+                            f"the server stopped while running this job {row['attempts']} times",
+                            now,
+                            row["id"],
+                        ),
+                    )
                 else:
-                    con.execute("UPDATE jobs SET status = 'queued', owner = NULL, updated_at = ? WHERE id = ?",
-                                (now, row["id"]))
+                    con.execute(
+                        "UPDATE jobs SET status = 'queued', owner = NULL, updated_at = ? WHERE id = ?",
+                        (now, row["id"]),
+                    )
         return found
 
     def counts(self) -> dict[str, int]:

@@ -7,7 +7,7 @@ A registry per app (not the process-global one) lets tests build many apps in on
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -40,16 +40,31 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter("vision_http_requests", "HTTP requests by route and status code",
-                                ["method", "route", "status"], registry=r)
-        self.latency = Histogram("vision_http_request_duration_seconds", "HTTP request latency",
-                                 ["method", "route"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.batch_items = Histogram("vision_batch_pages", "Pages per model batch", buckets=_BATCH_BUCKETS,
-                                     registry=r)
-        self.batch_requests = Histogram("vision_batch_requests", "Requests merged into one model batch",
-                                        buckets=_BATCH_BUCKETS, registry=r)
-        self.batch_seconds = Histogram("vision_batch_duration_seconds", "Model time per batch",
-                                       buckets=_LATENCY_BUCKETS, registry=r)
+        self.requests = Counter(
+            "vision_http_requests",
+            "HTTP requests by route and status code",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "vision_http_request_duration_seconds",
+            "HTTP request latency",
+            ["method", "route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.batch_items = Histogram(
+            "vision_batch_pages", "Pages per model batch", buckets=_BATCH_BUCKETS, registry=r
+        )
+        self.batch_requests = Histogram(
+            "vision_batch_requests",
+            "Requests merged into one model batch",
+            buckets=_BATCH_BUCKETS,
+            registry=r,
+        )
+        self.batch_seconds = Histogram(
+            "vision_batch_duration_seconds", "Model time per batch", buckets=_LATENCY_BUCKETS, registry=r
+        )
         self.queue_depth = Gauge("vision_queue_depth", "Pages waiting for the model", registry=r)
         self.models_loaded = Gauge("vision_models_loaded", "1 once the predictors are built", registry=r)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from vision.app.api.settings import ModelSettings, ServiceSettings
 from vision.io.page import PageImage
 from vision.structures import Document, Page
 
-__all__ = ["OcrService", "SamService", "Runtime", "build_runtime", "build_ocr_predictor", "video_available"]
+__all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_runtime", "video_available"]
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,18 @@ def build_ocr_predictor(models: ModelSettings) -> Any:
     from vision.models.detection.predictor import detection_predictor
     from vision.pipelines.ocr import ocr_predictor
 
-    detector = detection_predictor(models.det_arch, weights=_weights(models.det_weights), device=models.device)
+    detector = detection_predictor(
+        models.det_arch, weights=_weights(models.det_weights), device=models.device
+    )
     if models.det_input_shapes:
         detector.shapes = tuple(tuple(s) for s in models.det_input_shapes)  # smaller inputs: faster, coarser
-    return ocr_predictor(models.det_arch, models.reco_arch, det_predictor=detector,
-                         reco_weights=_weights(models.reco_weights), device=models.device)
+    return ocr_predictor(
+        models.det_arch,
+        models.reco_arch,
+        det_predictor=detector,
+        reco_weights=_weights(models.reco_weights),
+        device=models.device,
+    )
 
 
 def video_available() -> bool:
@@ -56,16 +64,28 @@ class OcrService:
         metrics: receives batch sizes, model time and queue depth.
     """
 
-    def __init__(self, predictor: Callable[[list[PageImage]], Document], *, max_batch_size: int = 16,
-                 max_wait_s: float = 0.005, max_queue: int = 1024, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        predictor: Callable[[list[PageImage]], Document],
+        *,
+        max_batch_size: int = 16,
+        max_wait_s: float = 0.005,
+        max_queue: int = 1024,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.predictor = predictor
         self.batcher: DynamicBatcher[PageImage, Page] = DynamicBatcher(
-            self._run, max_batch_size=max_batch_size, max_wait_s=max_wait_s, max_queue=max_queue,
-            observer=metrics, name="ocr-batcher")
+            self._run,
+            max_batch_size=max_batch_size,
+            max_wait_s=max_wait_s,
+            max_queue=max_queue,
+            observer=metrics,
+            name="ocr-batcher",
+        )
 
     def _run(self, pages: list[PageImage]) -> list[Page]:
         result = self.predictor(pages).pages
-        for page, image in zip(result, pages):
+        for page, image in zip(result, pages, strict=True):
             if page.image is None:
                 page.image = image.image  # searchable PDFs and the UI draw on the page image
         return result
@@ -97,8 +117,15 @@ class SamService:
         self.predictor = predictor
         self._lock = threading.Lock()
 
-    def segment(self, image: np.ndarray, *, points: np.ndarray | None = None, labels: np.ndarray | None = None,
-                box: np.ndarray | None = None, multimask: bool = True) -> list[MaskResult]:
+    def segment(
+        self,
+        image: np.ndarray,
+        *,
+        points: np.ndarray | None = None,
+        labels: np.ndarray | None = None,
+        box: np.ndarray | None = None,
+        multimask: bool = True,
+    ) -> list[MaskResult]:
         """Masks for one prompt on an RGB ``(H, W, 3)`` uint8 image, best score first.
 
         ``points`` are ``(N, 2)`` pixel ``(x, y)``, ``labels`` ``(N,)`` with 1 = object, 0 = background,
@@ -136,20 +163,32 @@ def _build_sam(models: ModelSettings) -> SamService | None:
         return None
     from vision.models.segmentation.predictor import sam_predictor
 
-    return SamService(sam_predictor(str(models.sam_checkpoint), model_type=models.sam_model_type,
-                                    device=models.device))
+    return SamService(
+        sam_predictor(str(models.sam_checkpoint), model_type=models.sam_model_type, device=models.device)
+    )
 
 
-def build_runtime(settings: ServiceSettings, metrics: Metrics | None = None, *,
-                  predictor: Callable[[list[PageImage]], Document] | None = None) -> Runtime:
+def build_runtime(
+    settings: ServiceSettings,
+    metrics: Metrics | None = None,
+    *,
+    predictor: Callable[[list[PageImage]], Document] | None = None,
+) -> Runtime:
     """Build the predictors (or use ``predictor``) and start the batcher."""
     metrics = metrics or Metrics()
     predictor = predictor if predictor is not None else build_ocr_predictor(settings.models)
     b = settings.batching
-    ocr = OcrService(predictor, max_batch_size=b.max_size, max_wait_s=b.max_wait_ms / 1000, max_queue=b.max_queue,
-                     metrics=metrics)
-    models = {"detection": str(getattr(predictor, "det_arch", settings.models.det_arch or "default")),
-              "recognition": str(getattr(predictor, "reco_arch", settings.models.reco_arch or "default"))}
+    ocr = OcrService(
+        predictor,
+        max_batch_size=b.max_size,
+        max_wait_s=b.max_wait_ms / 1000,
+        max_queue=b.max_queue,
+        metrics=metrics,
+    )
+    models = {
+        "detection": str(getattr(predictor, "det_arch", settings.models.det_arch or "default")),
+        "recognition": str(getattr(predictor, "reco_arch", settings.models.reco_arch or "default")),
+    }
     sam = _build_sam(settings.models)
     if sam is not None:
         models["segmentation"] = settings.models.sam_model_type

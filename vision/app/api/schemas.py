@@ -13,9 +13,24 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 __all__ = [
-    "ErrorBody", "JobError", "DocumentOut", "PageOut", "BlockOut", "LineOut", "WordOut", "RegionOut", "TimelineEntryOut",
-    "OcrFormat", "ResultFormat", "JobStatus", "JobKind", "JobOut", "SegmentOut", "MaskOut", "HealthOut",
+    "BlockOut",
+    "DocumentOut",
+    "ErrorBody",
+    "HealthOut",
+    "JobError",
+    "JobKind",
+    "JobOut",
+    "JobStatus",
+    "LineOut",
+    "MaskOut",
+    "OcrFormat",
+    "PageOut",
     "ReadyOut",
+    "RegionOut",
+    "ResultFormat",
+    "SegmentOut",
+    "TimelineEntryOut",
+    "WordOut",
 ]
 
 Box = list[float]  # [x0, y0, x1, y1], relative to the page

@@ -1,4 +1,4 @@
-"""Service settings (pydantic-settings): environment variables ``VISION_*``, an optional TOML/JSON file, defaults.
+"""Service settings (pydantic-settings): ``VISION_*`` environment variables, a TOML/JSON file, defaults.
 
 Precedence, highest first: keyword arguments, environment variables, the config file, field defaults.
 Nested groups use ``__`` in environment variables, e.g. ``VISION_LIMITS__MAX_BYTES=10000000`` or
@@ -29,7 +29,7 @@ from pydantic_settings import (
 
 from vision.settings import DEFAULT_LIMITS, Limits
 
-__all__ = ["LimitSettings", "BatchSettings", "ModelSettings", "JobSettings", "ServiceSettings"]
+__all__ = ["BatchSettings", "JobSettings", "LimitSettings", "ModelSettings", "ServiceSettings"]
 
 _CONFIG_ENV = "VISION_CONFIG_FILE"
 
@@ -42,7 +42,9 @@ class LimitSettings(_Group):
     """Per-request input limits; each maps onto :class:`vision.settings.Limits` or the request itself."""
 
     max_bytes: int = Field(50 * 1024**2, gt=0, description="largest uploaded file, in bytes")
-    max_pixels: int = Field(DEFAULT_LIMITS.max_pixels, gt=0, description="largest decoded page (width*height)")
+    max_pixels: int = Field(
+        DEFAULT_LIMITS.max_pixels, gt=0, description="largest decoded page (width*height)"
+    )
     max_pages: int = Field(20, gt=0, description="most pages in a synchronous POST /v1/ocr request")
     job_max_pages: int = Field(2_000, gt=0, description="most pages in one job (POST /v1/jobs)")
     max_frames: int = Field(3_600, gt=0, description="most frames sampled from one video job")
@@ -50,9 +52,12 @@ class LimitSettings(_Group):
 
     def reader_limits(self, *, job: bool = False) -> Limits:
         """The :class:`Limits` given to readers: jobs may hold more pages than synchronous requests."""
-        return DEFAULT_LIMITS.replace(max_bytes=self.max_bytes, max_pixels=self.max_pixels,
-                                      max_pages=self.job_max_pages if job else self.max_pages,
-                                      max_frames=self.max_frames)
+        return DEFAULT_LIMITS.replace(
+            max_bytes=self.max_bytes,
+            max_pixels=self.max_pixels,
+            max_pages=self.job_max_pages if job else self.max_pages,
+            max_frames=self.max_frames,
+        )
 
 
 class BatchSettings(_Group):
@@ -71,9 +76,12 @@ class ModelSettings(_Group):
     det_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
     reco_weights: str = Field("default", description='"default" (shipped), "random" or a safetensors path')
     det_input_shapes: list[tuple[int, int]] | None = Field(
-        None, description="static (height, width) inputs of the detector; None: its defaults (1024 px)")
+        None, description="static (height, width) inputs of the detector; None: its defaults (1024 px)"
+    )
     device: str | None = Field(None, description="torch device; None picks CUDA when present")
-    sam_checkpoint: Path | None = Field(None, description="SAM checkpoint; enables POST /v1/segment and the UI tab")
+    sam_checkpoint: Path | None = Field(
+        None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
+    )
     sam_model_type: str = Field("vit_b", description="SAM image encoder size: vit_b, vit_l or vit_h")
 
 
@@ -83,16 +91,21 @@ class JobSettings(_Group):
     dir: Path = Field(Path("vision-jobs"), description="SQLite database and job files")
     workers: int = Field(1, gt=0, le=16, description="jobs run at the same time per server process")
     chunk_pages: int = Field(4, gt=0, description="pages OCR'd between two progress checkpoints")
-    max_attempts: int = Field(3, gt=0, description="starts allowed before an interrupted job is marked failed")
+    max_attempts: int = Field(
+        3, gt=0, description="starts allowed before an interrupted job is marked failed"
+    )
     video_fps: float = Field(1.0, gt=0, description="frames sampled per second of video")
-    stale_after_s: float = Field(30.0, gt=0, description="a running job whose owner is silent this long is resumed")
+    stale_after_s: float = Field(
+        30.0, gt=0, description="a running job whose owner is silent this long is resumed"
+    )
 
 
 class ServiceSettings(BaseSettings):
     """Everything the REST service and the UI read at start-up."""
 
-    model_config = SettingsConfigDict(env_prefix="VISION_", env_nested_delimiter="__", extra="forbid",
-                                      frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="VISION_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
 
     config_file: Path | None = Field(None, description=f"TOML or JSON settings file (env {_CONFIG_ENV})")
     api_key: SecretStr | None = Field(None, description="when set, /v1/* require this X-API-Key header")
@@ -119,7 +132,9 @@ class ServiceSettings(BaseSettings):
 
 
 def _config_path(init_settings: PydanticBaseSettingsSource) -> Path | None:
-    kwargs: dict[str, Any] = init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {}
+    kwargs: dict[str, Any] = (
+        init_settings.init_kwargs if isinstance(init_settings, InitSettingsSource) else {}
+    )
     raw = kwargs.get("config_file") or os.environ.get(_CONFIG_ENV)
     return Path(raw) if raw else None
 

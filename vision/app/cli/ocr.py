@@ -33,7 +33,9 @@ from vision.structures import Document
 __all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
 
 FORMATS = ("txt", "json", "hocr", "alto", "pdf")
-DOCUMENT_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"})
+DOCUMENT_SUFFIXES = frozenset(
+    {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"}
+)
 _EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf"}
 
 
@@ -47,24 +49,49 @@ class Job:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "ocr", help="read the text of images and PDFs (txt, json, hOCR, ALTO or searchable PDF)",
+        "ocr",
+        help="read the text of images and PDFs (txt, json, hOCR, ALTO or searchable PDF)",
         description="Files are read whatever their extension; folders contribute images and PDFs (subfolders "
-                    "too with --recursive). Without -o text goes to stdout. Unreadable files are reported and "
-                    "skipped; exit code 1 when any input failed.")
-    parser.add_argument("inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders")
-    parser.add_argument("-o", "--output", type=Path, default=None, metavar="OUT",
-                        help="output file (one input) or folder (several inputs, or a path ending in /)")
+        "too with --recursive). Without -o text goes to stdout. Unreadable files are reported and "
+        "skipped; exit code 1 when any input failed.",
+    )
+    parser.add_argument(
+        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="OUT",
+        help="output file (one input) or folder (several inputs, or a path ending in /)",
+    )
     parser.add_argument("-f", "--format", choices=FORMATS, default="txt", help="output format (default txt)")
     parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
-    parser.add_argument("--dpi", type=float, default=150.0,
-                        help="PDF rendering resolution, and pixels per inch of images in --format pdf (150)")
-    parser.add_argument("--pdf-text", choices=("auto", "ocr", "layer"), default="auto",
-                        help="use a PDF page's own text layer when it has one (auto), never (ocr) or only (layer)")
-    parser.add_argument("--detect-orientation", action="store_true", help="turn pages rotated by 90/180/270 upright")
-    parser.add_argument("--rotated", action="store_true",
-                        help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)")
+    parser.add_argument(
+        "--dpi",
+        type=float,
+        default=150.0,
+        help="PDF rendering resolution, and pixels per inch of images in --format pdf (150)",
+    )
+    parser.add_argument(
+        "--pdf-text",
+        choices=("auto", "ocr", "layer"),
+        default="auto",
+        help="use a PDF page's own text layer when it has one (auto), never (ocr) or only (layer)",
+    )
+    parser.add_argument(
+        "--detect-orientation", action="store_true", help="turn pages rotated by 90/180/270 upright"
+    )
+    parser.add_argument(
+        "--rotated",
+        action="store_true",
+        help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
+    )
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
-    parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
+    parser.add_argument(
+        "--reco-arch", default=None, help="registered recognition model (default: the default)"
+    )
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
@@ -81,10 +108,16 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
     from vision.pipelines.ocr import ocr_predictor
 
-    return ocr_predictor(args.det_arch, args.reco_arch, det_weights=_weights(args.det_weights),
-                         reco_weights=_weights(args.reco_weights), device=args.device,
-                         assume_straight_pages=not args.rotated, detect_orientation=args.detect_orientation,
-                         pdf_text=args.pdf_text)
+    return ocr_predictor(
+        args.det_arch,
+        args.reco_arch,
+        det_weights=_weights(args.det_weights),
+        reco_weights=_weights(args.reco_weights),
+        device=args.device,
+        assume_straight_pages=not args.rotated,
+        detect_orientation=args.detect_orientation,
+        pdf_text=args.pdf_text,
+    )
 
 
 def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path, Path]], list[str]]:

@@ -8,21 +8,36 @@ from pathlib import Path
 
 from vision.app.cli._common import add_limit_arguments
 
-__all__ = ["register", "run", "export_settings"]
+__all__ = ["export_settings", "register", "run"]
 
-_LIMIT_ENV = {"max_bytes": "VISION_LIMITS__MAX_BYTES", "max_pixels": "VISION_LIMITS__MAX_PIXELS",
-              "max_pages": "VISION_LIMITS__MAX_PAGES", "max_frames": "VISION_LIMITS__MAX_FRAMES"}
+_LIMIT_ENV = {
+    "max_bytes": "VISION_LIMITS__MAX_BYTES",
+    "max_pixels": "VISION_LIMITS__MAX_PIXELS",
+    "max_pages": "VISION_LIMITS__MAX_PAGES",
+    "max_frames": "VISION_LIMITS__MAX_FRAMES",
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve", help="run the REST service (OpenAPI docs at /docs, UI at /ui)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="worker processes; each loads its own models and shares the job store")
-    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
-                        help="TOML or JSON settings file (same keys as the VISION_* variables)")
-    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes; each loads its own models and shares the job store",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="TOML or JSON settings file (same keys as the VISION_* variables)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -44,6 +59,13 @@ def run(args: argparse.Namespace) -> int:
 
     export_settings(args)
     ServiceSettings()
-    uvicorn.run("vision.app.api:app_from_env", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level, timeout_graceful_shutdown=30)
+    uvicorn.run(
+        "vision.app.api:app_from_env",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+        timeout_graceful_shutdown=30,
+    )
     return 0

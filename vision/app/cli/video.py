@@ -20,17 +20,49 @@ from typing import Any
 
 from tqdm import tqdm
 
-from vision.errors import VisionError
 from vision.app.cli._common import add_limit_arguments, limits_from_args
+from vision.errors import VisionError
 from vision.pipelines.video import VideoOCR, VideoOCRConfig, VideoResult
-from vision.pipelines.video_outputs import FORMATS, complete_from_json, missing_outputs, remove_partials, write_outputs
+from vision.pipelines.video_outputs import (
+    FORMATS,
+    complete_from_json,
+    missing_outputs,
+    remove_partials,
+    write_outputs,
+)
 
 __all__ = ["register", "run", "VideoJob", "collect_jobs", "predictor_factory", "VIDEO_SUFFIXES"]
 
-VIDEO_SUFFIXES = frozenset({
-    ".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi", ".wmv", ".asf", ".flv", ".f4v", ".mpg", ".mpeg", ".m2v",
-    ".ts", ".mts", ".m2ts", ".vob", ".ogv", ".ogg", ".3gp", ".3g2", ".mxf", ".dv", ".y4m", ".nut", ".gif",
-})
+VIDEO_SUFFIXES = frozenset(
+    {
+        ".mp4",
+        ".m4v",
+        ".mov",
+        ".mkv",
+        ".webm",
+        ".avi",
+        ".wmv",
+        ".asf",
+        ".flv",
+        ".f4v",
+        ".mpg",
+        ".mpeg",
+        ".m2v",
+        ".ts",
+        ".mts",
+        ".m2ts",
+        ".vob",
+        ".ogv",
+        ".ogg",
+        ".3gp",
+        ".3g2",
+        ".mxf",
+        ".dv",
+        ".y4m",
+        ".nut",
+        ".gif",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +77,9 @@ def _formats(text: str) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
     unknown = [f for f in names if f not in FORMATS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(f"formats must be a comma list of {', '.join(FORMATS)}; got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"formats must be a comma list of {', '.join(FORMATS)}; got {text!r}"
+        )
     return names
 
 
@@ -64,26 +98,54 @@ def _positive(kind: type) -> Callable[[str], Any]:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "video", help="text timelines (JSON, SRT, WebVTT, text) from videos and folders of videos",
-        description="Files named are read whatever their extension; folders contribute files with a video extension "
-                    "(subfolders too with --recursive). Outputs: OUTDIR/<name relative to the folder>.<format>. "
-                    "Finished videos are skipped, broken ones reported; exit code 1 when any video failed.")
+        "video",
+        help="text timelines (JSON, SRT, WebVTT, text) from videos and folders of videos",
+        description="Files named are read whatever their extension; folders contribute files with a video "
+        "extension (subfolders too with --recursive). Outputs: OUTDIR/<name relative to the folder>.<fmt>. "
+        "Finished videos are skipped, broken ones reported; exit code 1 when any video failed.",
+    )
     parser.add_argument("inputs", nargs="+", metavar="INPUT", type=Path, help="video files and folders")
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUTDIR", help="output folder")
-    parser.add_argument("--fps", type=_positive(float), default=1.0,
-                        help="frames read per second of video (default 1; the probe rate with --scene-change)")
-    parser.add_argument("--scene-change", action="store_true",
-                        help="OCR only frames that differ visibly from the last one OCR'd")
-    parser.add_argument("--format", type=_formats, default=FORMATS, metavar="LIST",
-                        help=f"comma list of {','.join(FORMATS)} (default: all)")
-    parser.add_argument("--workers", type=_positive(int), default=2,
-                        help="videos decoded at once (local) or OCR actors (ray); default 2")
-    parser.add_argument("--batch-size", type=_positive(int), default=16, help="frames per OCR batch (default 16)")
-    parser.add_argument("--engine", choices=("local", "ray"), default="local",
-                        help="local threads, or a Ray Data pipeline (local Ray or RAY_ADDRESS / --ray-address)")
-    parser.add_argument("--ray-address", default=None, help="Ray cluster to join (default: RAY_ADDRESS or local)")
+    parser.add_argument(
+        "--fps",
+        type=_positive(float),
+        default=1.0,
+        help="frames read per second of video (default 1; the probe rate with --scene-change)",
+    )
+    parser.add_argument(
+        "--scene-change",
+        action="store_true",
+        help="OCR only frames that differ visibly from the last one OCR'd",
+    )
+    parser.add_argument(
+        "--format",
+        type=_formats,
+        default=FORMATS,
+        metavar="LIST",
+        help=f"comma list of {','.join(FORMATS)} (default: all)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive(int),
+        default=2,
+        help="videos decoded at once (local) or OCR actors (ray); default 2",
+    )
+    parser.add_argument(
+        "--batch-size", type=_positive(int), default=16, help="frames per OCR batch (default 16)"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local threads, or a Ray Data pipeline (local Ray or RAY_ADDRESS / --ray-address)",
+    )
+    parser.add_argument(
+        "--ray-address", default=None, help="Ray cluster to join (default: RAY_ADDRESS or local)"
+    )
     parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
-    parser.add_argument("--device", default=None, help="device of the OCR models (default: CUDA when available)")
+    parser.add_argument(
+        "--device", default=None, help="device of the OCR models (default: CUDA when available)"
+    )
     parser.add_argument("--decode-device", default="cpu", help="where torchcodec decodes: cpu, cuda or auto")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_limit_arguments(parser)
@@ -153,8 +215,11 @@ class _Bars:
         self.videos.close()
 
 
-def _local(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig,
-           bars: _Bars) -> Iterator[tuple[VideoJob, VideoResult]]:
+def _local(
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+) -> Iterator[tuple[VideoJob, VideoResult]]:
+    if not jobs:  # everything done already: do not build the models
+        return
     by_source = {str(job.source): job for job in jobs}
     pipeline = VideoOCR(predictor_factory(args)(), config)
     for result in pipeline.run(list(by_source), progress=bars):
@@ -163,47 +228,66 @@ def _local(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfi
             try:
                 write_outputs(result.document, job.stem, args.format)
             except OSError as exc:
-                result = VideoResult(result.source, None, VisionError(result.source, f"cannot write outputs ({exc})"))
+                error = VisionError(result.source, f"cannot write outputs ({exc})")
+                result = VideoResult(result.source, None, error, result.frames)
         yield job, result
 
 
-def _ray(jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig,
-         bars: _Bars) -> Iterator[tuple[VideoJob, VideoResult]]:
+def _ray(
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+) -> Iterator[tuple[VideoJob, VideoResult]]:
     from vision.pipelines.ray_engine import run_ray
 
+    if not jobs:
+        return
     by_source = {str(job.source): job for job in jobs}
     pairs = [(str(job.source), str(job.stem)) for job in jobs]
-    for result in run_ray(pairs, predictor_factory(args), config, args.format, address=args.ray_address,
-                          workers=args.workers, progress=not args.no_progress):
+    for result in run_ray(
+        pairs,
+        predictor_factory(args),
+        config,
+        args.format,
+        address=args.ray_address,
+        workers=args.workers,
+        progress=not args.no_progress,
+    ):
         yield by_source[result.source], result
 
 
 def run(args: argparse.Namespace) -> int:
     """Process every video; returns 1 when any input failed, else 0."""
-    jobs, problems = collect_jobs(args.inputs, args.output, args.recursive)
-    stems: dict[Path, Path] = {}
-    for job in jobs:
-        if job.stem in stems and stems[job.stem] != job.source:
-            print(f"error: {stems[job.stem]} and {job.source} would write the same outputs {job.stem}.*",
-                  file=sys.stderr)
+    found, problems = collect_jobs(args.inputs, args.output, args.recursive)
+    jobs: dict[Path, VideoJob] = {}  # by output stem; a video named twice (folder and file) runs once
+    for job in found:
+        if job.stem in jobs and jobs[job.stem].source.resolve() != job.source.resolve():
+            print(
+                f"error: {jobs[job.stem].source} and {job.source} would write the same outputs {job.stem}.*",
+                file=sys.stderr,
+            )
             return 2
-        stems[job.stem] = job.source
+        jobs.setdefault(job.stem, job)
     todo, skipped = [], 0
-    for job in jobs:
+    for job in jobs.values():
         remove_partials(job.stem)
         if not missing_outputs(job.stem, args.format) or complete_from_json(job.stem, args.format):
             skipped += 1
         else:
             todo.append(job)
-    config = VideoOCRConfig(fps=args.fps, scene_change=args.scene_change, batch_size=args.batch_size,
-                            workers=args.workers, decode_device=args.decode_device, limits=limits_from_args(args))
+    config = VideoOCRConfig(
+        fps=args.fps,
+        scene_change=args.scene_change,
+        batch_size=args.batch_size,
+        workers=args.workers,
+        decode_device=args.decode_device,
+        limits=limits_from_args(args),
+    )
     bars = _Bars(len(todo), enabled=not args.no_progress)
     for message in problems:
         bars.write(f"error: {message}")
     failed, done = len(problems), 0
     engine = _ray if args.engine == "ray" else _local
     try:
-        for job, result in engine(todo, args, config, bars):
+        for _, result in engine(todo, args, config, bars):
             if result.ok:
                 done += 1
             else:

@@ -25,7 +25,7 @@ from vision.models._registry import default_model, get_model
 from vision.models.recognition.preprocess import (BUCKET, STRIDE, as_rgb_array, batch_crops, bucket_width,
                                                   resize_to_height)
 from vision.models.recognition.vocab import VOCAB
-from vision.ops.ctc import ctc_best_path, stitch_frames
+from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -80,16 +80,18 @@ class RecognitionPredictor:
         else:
             resized = [resize_to_height(a) for a in arrays]
         pieces = self._split(resized)
-        frames = self._run(pieces)  # per piece: [T_valid, C] logits on CPU
-        per_crop: list[list[tuple[int, torch.Tensor]]] = [[] for _ in arrays]
-        for piece, f in zip(pieces, frames):
-            per_crop[piece.owner].append((piece.start, f))
-        seqs = [parts[0][1] if len(parts) == 1 else stitch_frames([f for _, f in parts], [s for s, _ in parts])
-                for parts in per_crop]
-        out = []
-        for seq in seqs:  # decode one by one: sequences differ in length
-            path = ctc_best_path(seq[None])[0]
-            out.append(("".join(_CHARS[path.ids]) if path.ids else "", float(path.confidence)))
+        split = {p.owner for p in pieces if p.start > 0}
+        paths, frames = self._run(pieces, keep={i for i, p in enumerate(pieces) if p.owner in split})
+        out: list[tuple[str, float]] = [("", 0.0)] * len(arrays)
+        per_crop: dict[int, list[tuple[int, torch.Tensor]]] = {}
+        for i, piece in enumerate(pieces):
+            if piece.owner in split:
+                per_crop.setdefault(piece.owner, []).append((piece.start, frames[i]))
+            else:
+                out[piece.owner] = _text(paths[i])
+        for owner, parts in per_crop.items():
+            seq = stitch_frames([f for _, f in parts], [s for s, _ in parts])
+            out[owner] = _text(ctc_best_path(seq[None])[0])
         return out
 
     def _split(self, resized: list[np.ndarray]) -> list[_Piece]:
@@ -107,11 +109,13 @@ class RecognitionPredictor:
         return pieces
 
     @torch.inference_mode()
-    def _run(self, pieces: list[_Piece]) -> list[torch.Tensor]:
+    def _run(self, pieces: list[_Piece], keep: set[int]) -> tuple[list[CTCPath | None], dict[int, torch.Tensor]]:
+        """Run the model bucket by bucket; decode each piece, and keep the frames ``[T, C]`` of ``keep``."""
         buckets: dict[int, list[int]] = {}
         for i, p in enumerate(pieces):
             buckets.setdefault(bucket_width(p.image.shape[1]), []).append(i)
-        out: list[torch.Tensor | None] = [None] * len(pieces)
+        paths: list[CTCPath | None] = [None] * len(pieces)
+        frames: dict[int, torch.Tensor] = {}
         for width, idx in sorted(buckets.items()):
             for b in range(0, len(idx), self.batch_size):
                 chunk = idx[b:b + self.batch_size]
@@ -120,11 +124,20 @@ class RecognitionPredictor:
                     images += [images[-1]] * (self.batch_size - len(images))
                 x = batch_crops(images, width).to(self.device, non_blocking=True)
                 logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
-                logits = torch.as_tensor(logits).float().cpu()
+                logits = torch.as_tensor(logits)[:len(chunk)].float()
+                valid = [-(-pieces[i].image.shape[1] // STRIDE) for i in chunk]  # frames before the padding
+                for i, path in zip(chunk, ctc_best_path(logits, lengths=valid)):
+                    paths[i] = path
                 for j, i in enumerate(chunk):
-                    valid = -(-pieces[i].image.shape[1] // STRIDE)
-                    out[i] = logits[j, :valid]
-        return out  # type: ignore[return-value]
+                    if i in keep:
+                        frames[i] = logits[j, :valid[j]].cpu()
+        return paths, frames
+
+
+def _text(path: CTCPath | None) -> tuple[str, float]:
+    if path is None:
+        return "", 0.0
+    return "".join(_CHARS[path.ids]) if path.ids else "", float(path.confidence)
 
 
 def _pick_device(device: str | torch.device | None) -> torch.device:

@@ -41,13 +41,14 @@ def _fill(img: Image) -> tuple[int, ...] | int:
 
 def gaussian_blur(img: Image, rng: np.random.Generator, sigma: tuple[float, float] = (0.3, 1.2)) -> Image:
     """Defocus/scanner blur with a sigma drawn from ``sigma`` (pixels)."""
-    s = float(rng.uniform(*sigma))
+    # Keep text legible on small crops: sigma at most 5% of the image height (a 16 px crop: 0.8 px).
+    s = float(rng.uniform(sigma[0], max(sigma[0], min(sigma[1], 0.05 * img.shape[0]))))
     return cv2.GaussianBlur(img, (0, 0), sigmaX=s, sigmaY=s * float(rng.uniform(0.7, 1.3)))
 
 
 def motion_blur(img: Image, rng: np.random.Generator, length: tuple[int, int] = (2, 5)) -> Image:
     """Camera-shake blur along a random direction, ``length`` pixels long."""
-    n = int(rng.integers(length[0], length[1] + 1))
+    n = int(rng.integers(length[0], max(length[0], min(length[1], img.shape[0] // 8)) + 1))
     kernel = np.zeros((n, n), np.float32)
     kernel[n // 2] = 1.0 / n
     rot = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), float(rng.uniform(0, 180)), 1.0)
@@ -85,7 +86,7 @@ def jpeg(img: Image, rng: np.random.Generator, quality: tuple[int, int] = (15, 7
 def downscale_upscale(img: Image, rng: np.random.Generator, factor: tuple[float, float] = (0.35, 0.8)) -> Image:
     """Low resolution: shrink by ``factor`` then enlarge back (blocky or soft depending on interpolation)."""
     h, w = img.shape[:2]
-    f = float(rng.uniform(*factor))
+    f = float(rng.uniform(max(factor[0], min(factor[1], 9.0 / h)), factor[1]))  # never below 9 px high
     small = cv2.resize(img, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
     interp = [cv2.INTER_NEAREST, cv2.INTER_LINEAR, cv2.INTER_CUBIC][int(rng.integers(3))]
     return cv2.resize(small, (w, h), interpolation=interp)

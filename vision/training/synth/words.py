@@ -9,19 +9,18 @@ finally resized to the model height exactly as the predictor does. A seed fixes 
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from vision.models.recognition.preprocess import HEIGHT, resize_to_height
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB
 from vision.training.synth import degrade as D
 from vision.training.synth.corpus import TextSampler
 from vision.training.synth.fonts import FontInfo, font_covers
+from vision.training.synth.glyphs import GlyphCache, TextMask
 
 __all__ = ["WordSynthConfig", "WordRenderer"]
 
@@ -52,11 +51,6 @@ class WordSynthConfig:
                                                ("receipt", 0.1), ("photo", 0.1))
 
 
-@functools.lru_cache(maxsize=512)
-def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(path, size)
-
-
 class WordRenderer:
     """Callable ``rng -> (image HEIGHTxWx3 uint8 RGB, text)``; picklable for DataLoader workers."""
 
@@ -72,6 +66,12 @@ class WordRenderer:
         self.font_cum = np.cumsum(mono)
         self.profile_names = [p for p, _ in config.profiles]
         self.profile_cum = np.cumsum([w for _, w in config.profiles])
+        self.glyphs = GlyphCache()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["glyphs"] = GlyphCache()  # each worker process fills its own cache
+        return state
 
     # -- public --------------------------------------------------------------------------------------------
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, str]:
@@ -80,7 +80,7 @@ class WordRenderer:
             img = self.render(text, rng)
             if img is not None:
                 return img, text
-        return self.render("a", rng) or np.full((HEIGHT, 16, 3), 255, np.uint8), "a"  # pragma: no cover
+        return np.full((self.config.height, 16, 3), 255, np.uint8), ""  # pragma: no cover
 
     def render(self, text: str, rng: np.random.Generator) -> np.ndarray | None:
         """Render ``text`` as one degraded crop, or ``None`` if it cannot fit ``max_width``."""
@@ -88,20 +88,23 @@ class WordRenderer:
         font_idx = self._pick_font(text, rng)
         if font_idx is None:
             return None
-        px = int(rng.integers(*cfg.font_px))
-        font = _font(self.paths[font_idx], px)
-        canvas, box = self._draw_line(text, font_idx, font, px, rng)
+        px = int(_SIZES[int(rng.integers(len(_SIZES)))])
+        px = int(np.clip(px, *cfg.font_px))
+        canvas, box = self._draw_line(text, font_idx, px, rng)
         if rng.random() < cfg.p_rotate:
             canvas, box = _rotate(canvas, box, rng.normal(0, cfg.max_degrees / 2.5), cfg.max_degrees)
-        crop = _crop(canvas, box, rng)
-        crop = self._colourise(crop, rng)
+        cover = _crop(canvas, box, rng)
+        ink = int(rng.integers(0, 90))
+        grey = (255 - cover.astype(np.uint16) * (255 - ink) // 255).astype(np.uint8)
+        crop = self._colourise(grey, rng)
         if rng.random() < cfg.p_stretch:  # condensed/expanded printing, non-square scan pixels
             crop = cv2.resize(crop, (max(1, int(crop.shape[1] * rng.uniform(0.75, 1.3))), crop.shape[0]))
         lo, hi = cfg.scan_height
         mid = (lo + hi) // 2
         scan_h = int(rng.integers(lo, mid) if rng.random() < cfg.p_low_res else rng.integers(mid, hi))
         scan_w = max(1, round(crop.shape[1] * scan_h / crop.shape[0]))
-        crop = cv2.resize(crop, (scan_w, scan_h), interpolation=cv2.INTER_AREA)
+        interp = cv2.INTER_AREA if scan_h < crop.shape[0] else cv2.INTER_LINEAR
+        crop = cv2.resize(crop, (scan_w, scan_h), interpolation=interp)
         profile = self.profile_names[min(int(np.searchsorted(self.profile_cum, rng.random() * self.profile_cum[-1],
                                                              side="right")), len(self.profile_names) - 1)]
         crop = D.degrade(crop, rng, profile, geometric=False)
@@ -122,94 +125,75 @@ class WordRenderer:
                 return i
         return None
 
-    def _draw_line(self, text: str, font_idx: int, font: ImageFont.FreeTypeFont, px: int,
-                   rng: np.random.Generator) -> tuple[Image.Image, tuple[float, float, float, float]]:
-        """Draw neighbours + the word (+ lines above/below, underline, rules); return canvas and word box."""
-        cfg = self.config
-        ascent, descent = font.getmetrics()
-        space = font.getlength(" ") or px * 0.3
-        left = self._neighbour(font_idx, rng) if rng.random() < cfg.p_neighbours else ""
-        right = self._neighbour(font_idx, rng) if rng.random() < cfg.p_neighbours else ""
+    def _draw_line(self, text: str, font_idx: int, px: int,
+                   rng: np.random.Generator) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+        """Ink coverage canvas (uint8, 255 = ink) with neighbours, the word, lines above/below, underline and
+        rules; returns it with the word's box."""
+        cfg, path = self.config, self.paths[font_idx]
+        ascent, descent = self.glyphs.metrics(path, px)
+        space = self.glyphs.glyph(path, px, " ").advance or px * 0.3
         spacing = float(rng.uniform(0.05, 0.5)) * px if rng.random() < cfg.p_spacing else 0.0
-        width = int(font.getlength(left) + font.getlength(right) + 4 * space + _text_len(font, text, spacing)
-                    + 4 * px)
-        height = 4 * px
-        canvas = Image.new("L", (width, height), 255)
-        draw = ImageDraw.Draw(canvas)
-        ink = int(rng.integers(0, 90))
-        stroke = 1 if rng.random() < cfg.p_bold and px >= 22 else 0
-        base = int(1.8 * px)
-        x = float(px)
-        if left:
-            draw.text((x, base), left, font=font, fill=ink, anchor="ls", stroke_width=stroke, stroke_fill=ink)
-            x += font.getlength(left) + space * float(rng.uniform(0.7, 2.0))
-        box = self._draw_word(draw, text, font, (x, base), px, spacing, ink, stroke, rng)
-        x = box[2]
-        if right:
-            draw.text((x + space * float(rng.uniform(0.7, 2.0)), base), right, font=font, fill=ink, anchor="ls",
-                      stroke_width=stroke, stroke_fill=ink)
+        word = _checkbox(text, px, rng) if text in _BOXES else self.glyphs.render(path, px, text, spacing)
+        left = self._neighbour(path, font_idx, px, rng) if rng.random() < cfg.p_neighbours else None
+        right = self._neighbour(path, font_idx, px, rng) if rng.random() < cfg.p_neighbours else None
+        gaps = [space * float(rng.uniform(0.7, 2.0)) for _ in range(2)]
+        width = int(sum(m.mask.shape[1] for m in (left, word, right) if m is not None) + sum(gaps) + 4 * px)
+        base = 2 * px
+        canvas = np.zeros((4 * px + word.mask.shape[0], width), np.uint8)
+        x = px
+        if left is not None:
+            _paste(canvas, left, x, base)
+            x += int(left.mask.shape[1] + gaps[0])
+        _paste(canvas, word, x, base)
+        wx0, wy0, wx1, wy1 = word.ink_box
+        box = (x + wx0, base - word.baseline + wy0, x + wx1, base - word.baseline + wy1)
+        if right is not None:
+            _paste(canvas, right, int(x + word.mask.shape[1] + gaps[1]), base)
         if rng.random() < cfg.p_lines:  # the lines above/below intrude into loose crops
-            gap = float(rng.uniform(0.95, 1.5)) * px
+            gap = int(float(rng.uniform(0.95, 1.5)) * px)
             for sign in (-1, 1):
                 if rng.random() < 0.6:
-                    filler = " ".join(self._neighbour(font_idx, rng) for _ in range(4))
-                    draw.text((float(rng.uniform(0, px)), base + sign * gap), filler, font=font, fill=ink,
-                              anchor="ls")
-        metric_box = (box[0], base - ascent * 0.8, box[2], base + descent * 0.6)
-        if rng.random() < 0.4 and text not in _BOXES:
-            box = (box[0], min(box[1], metric_box[1]), box[2], max(box[3], metric_box[3]))
-        self._draw_rules(draw, box, base, px, ink, rng)
+                    filler = self._neighbour(path, font_idx, px, rng, words=3)
+                    _paste(canvas, filler, int(rng.uniform(0, 2 * px)), base + sign * gap)
+        if text not in _BOXES and rng.random() < 0.4:  # detector boxes often span ascent..descent
+            box = (box[0], min(box[1], base - ascent * 0.8), box[2], max(box[3], base + descent * 0.6))
+        self._draw_rules(canvas, box, base, px, rng)
+        if rng.random() < cfg.p_bold:  # fake bold / ink spread at render resolution
+            kernel = np.ones((1 + int(rng.random() < 0.5), 2), np.uint8)
+            canvas = cv2.dilate(canvas, kernel)
         return canvas, box
 
-    def _draw_word(self, draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont,
-                   origin: tuple[float, float], px: int, spacing: float, ink: int, stroke: int,
-                   rng: np.random.Generator) -> tuple[float, float, float, float]:
-        x, base = origin
-        if text in _BOXES:
-            return _draw_checkbox(draw, text, x, base, px, ink, rng)
-        if spacing <= 0:
-            draw.text((x, base), text, font=font, fill=ink, anchor="ls", stroke_width=stroke, stroke_fill=ink)
-            l, t, r, b = draw.textbbox((x, base), text, font=font, anchor="ls", stroke_width=stroke)
-            return float(l), float(t), float(r), float(b)
-        boxes = []
-        for ch in text:
-            draw.text((x, base), ch, font=font, fill=ink, anchor="ls", stroke_width=stroke, stroke_fill=ink)
-            boxes.append(draw.textbbox((x, base), ch, font=font, anchor="ls", stroke_width=stroke))
-            x += font.getlength(ch) + spacing
-        arr = np.array([b for b in boxes if b[2] > b[0]] or boxes, float)
-        return float(arr[:, 0].min()), float(arr[:, 1].min()), float(arr[:, 2].max()), float(arr[:, 3].max())
-
-    def _draw_rules(self, draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], base: int, px: int,
-                    ink: int, rng: np.random.Generator) -> None:
+    def _draw_rules(self, canvas: np.ndarray, box: tuple[float, float, float, float], base: int, px: int,
+                    rng: np.random.Generator) -> None:
         cfg = self.config
-        x0, y0, x1, y1 = box
+        x0, y0, x1, y1 = (int(round(v)) for v in box)
         thick = int(rng.integers(1, max(2, px // 12) + 1))
         if rng.random() < cfg.p_underline:
-            y = base + float(rng.uniform(0.08, 0.35)) * px
-            ext = float(rng.uniform(0, 1.0)) * px
-            draw.line([(x0 - ext, y), (x1 + ext, y)], fill=ink, width=thick)
+            y = int(base + float(rng.uniform(0.08, 0.35)) * px)
+            ext = int(float(rng.uniform(0, 1.0)) * px)
+            cv2.line(canvas, (x0 - ext, y), (x1 + ext, y), 255, thick)
         if rng.random() < cfg.p_rules:  # table cell borders just outside the word box
-            for side in ("l", "r", "t", "b"):
+            for side in "lrtb":
                 if rng.random() < 0.4:
-                    d = float(rng.uniform(0.1, 0.6)) * px
+                    d = int(float(rng.uniform(0.1, 0.6)) * px) + 1
                     if side == "l":
-                        draw.line([(x0 - d, y0 - px), (x0 - d, y1 + px)], fill=ink, width=thick)
+                        cv2.line(canvas, (x0 - d, y0 - px), (x0 - d, y1 + px), 255, thick)
                     elif side == "r":
-                        draw.line([(x1 + d, y0 - px), (x1 + d, y1 + px)], fill=ink, width=thick)
+                        cv2.line(canvas, (x1 + d, y0 - px), (x1 + d, y1 + px), 255, thick)
                     elif side == "t":
-                        draw.line([(x0 - px, y0 - d), (x1 + px, y0 - d)], fill=ink, width=thick)
+                        cv2.line(canvas, (x0 - px, y0 - d), (x1 + px, y0 - d), 255, thick)
                     else:
-                        draw.line([(x0 - px, y1 + d), (x1 + px, y1 + d)], fill=ink, width=thick)
+                        cv2.line(canvas, (x0 - px, y1 + d), (x1 + px, y1 + d), 255, thick)
 
-    def _neighbour(self, font_idx: int, rng: np.random.Generator) -> str:
-        for _ in range(4):
+    def _neighbour(self, path: str, font_idx: int, px: int, rng: np.random.Generator, words: int = 1) -> TextMask:
+        parts = []
+        for _ in range(words):
             t = self.sampler(rng)
-            if set(t) - {" "} <= self.coverage[font_idx]:
-                return t
-        return "the"
+            parts.append(t if set(t) - {" "} <= self.coverage[font_idx] else "the")
+        return self.glyphs.render(path, px, " ".join(parts).replace(_BOXES[0], "").replace(_BOXES[1], "") or "a")
 
-    def _colourise(self, crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        rgb = np.repeat(crop[..., None], 3, axis=2)
+    def _colourise(self, grey: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        rgb = np.repeat(grey[..., None], 3, axis=2)
         if rng.random() < self.config.p_background:
             ink = None
             if rng.random() < 0.25:  # blue/red/green pen or stamp ink
@@ -218,55 +202,67 @@ class WordRenderer:
         return rgb
 
 
-def _text_len(font: ImageFont.FreeTypeFont, text: str, spacing: float) -> float:
-    return font.getlength(text) + spacing * len(text)
+# Font sizes in pixels: few distinct sizes keep the glyph caches small; the crop is resized anyway.
+_SIZES = (16, 18, 20, 22, 25, 28, 32, 36, 40, 44)
 
 
-def _draw_checkbox(draw: ImageDraw.ImageDraw, text: str, x: float, base: float, px: int, ink: int,
-                   rng: np.random.Generator) -> tuple[float, float, float, float]:
-    """An empty or checked (tick, cross or filled) square sitting on the baseline."""
-    s = float(rng.uniform(0.55, 0.95)) * px
+def _paste(canvas: np.ndarray, text: TextMask, x: int, baseline: int) -> None:
+    """Max-composite a text mask with its baseline at row ``baseline`` and its left edge at ``x`` (clipped)."""
+    y = baseline - text.baseline
+    h, w = text.mask.shape
+    ys, xs = max(0, y), max(0, x)
+    ye, xe = min(canvas.shape[0], y + h), min(canvas.shape[1], x + w)
+    if ye > ys and xe > xs:
+        region = canvas[ys:ye, xs:xe]
+        np.maximum(region, text.mask[ys - y:ye - y, xs - x:xe - x], out=region)
+
+
+def _checkbox(text: str, px: int, rng: np.random.Generator) -> TextMask:
+    """An empty or checked (cross, tick or filled) square sitting on the baseline."""
+    s = max(6, int(float(rng.uniform(0.55, 0.95)) * px))
     w = int(rng.integers(1, max(2, px // 10) + 1))
-    x0, y0, x1, y1 = x, base - s, x + s, base
-    draw.rectangle([x0, y0, x1, y1], outline=ink, width=w)
+    pad = max(2, s // 5)
+    mask = np.zeros((s + 2 * pad, s + 2 * pad), np.uint8)
+    x0, y0, x1, y1 = pad, pad, pad + s, pad + s
+    cv2.rectangle(mask, (x0, y0), (x1, y1), 255, w)
     if text == CHECKBOX_CHECKED:
-        kind = rng.random()
-        pad = s * 0.2
-        if kind < 0.4:  # cross
-            draw.line([(x0 + pad, y0 + pad), (x1 - pad, y1 - pad)], fill=ink, width=w + 1)
-            draw.line([(x0 + pad, y1 - pad), (x1 - pad, y0 + pad)], fill=ink, width=w + 1)
-        elif kind < 0.8:  # tick, possibly overshooting the box like a hand-drawn one
-            over = float(rng.uniform(0, 0.4)) * s
-            draw.line([(x0 + pad, y0 + s * 0.55), (x0 + s * 0.42, y1 - pad)], fill=ink, width=w + 1)
-            draw.line([(x0 + s * 0.42, y1 - pad), (x1 - pad + over, y0 + pad - over)], fill=ink, width=w + 1)
-        else:  # filled
-            draw.rectangle([x0 + pad, y0 + pad, x1 - pad, y1 - pad], fill=ink)
-    return x0, y0, x1 + 1, y1 + 1
+        kind, inner = rng.random(), max(1, s // 5)
+        if kind < 0.4:
+            cv2.line(mask, (x0 + inner, y0 + inner), (x1 - inner, y1 - inner), 255, w + 1)
+            cv2.line(mask, (x0 + inner, y1 - inner), (x1 - inner, y0 + inner), 255, w + 1)
+        elif kind < 0.8:  # a tick, possibly overshooting the box like a hand-drawn one
+            over = int(float(rng.uniform(0, 0.35)) * s)
+            mid = (x0 + int(s * 0.42), y1 - inner)
+            cv2.line(mask, (x0 + inner, y0 + int(s * 0.55)), mid, 255, w + 1)
+            cv2.line(mask, mid, (min(x1 - inner + over, mask.shape[1] - 1), max(y0 + inner - over, 0)), 255, w + 1)
+        else:
+            cv2.rectangle(mask, (x0 + inner, y0 + inner), (x1 - inner, y1 - inner), 255, -1)
+    boxes = np.array([[x0, y0, x1 + 1, y1 + 1]], np.float32)
+    return TextMask(mask, y1 + 1, boxes)
 
 
-def _rotate(canvas: Image.Image, box: tuple[float, float, float, float], angle: float,
-            max_degrees: float) -> tuple[Image.Image, tuple[float, float, float, float]]:
+def _rotate(canvas: np.ndarray, box: tuple[float, float, float, float], angle: float,
+            max_degrees: float) -> tuple[np.ndarray, tuple[float, float, float, float]]:
     """Rotate the canvas about the word's centre; the new box is the axis-aligned hull of the old corners."""
     angle = float(np.clip(angle, -max_degrees, max_degrees))
-    arr = np.asarray(canvas)
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
-    out = cv2.warpAffine(arr, m, (arr.shape[1], arr.shape[0]), flags=cv2.INTER_LINEAR, borderValue=255)
+    out = cv2.warpAffine(canvas, m, (canvas.shape[1], canvas.shape[0]), flags=cv2.INTER_LINEAR, borderValue=0)
     pts = D.transform_points(np.array([[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]]),
                              np.vstack([m, [0, 0, 1]]))
-    return Image.fromarray(out), (pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max())
+    return out, (pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max())
 
 
-def _crop(canvas: Image.Image, box: tuple[float, float, float, float], rng: np.random.Generator) -> np.ndarray:
+def _crop(canvas: np.ndarray, box: tuple[float, float, float, float], rng: np.random.Generator) -> np.ndarray:
     """Cut the word box with random (mostly small, sometimes loose or slightly cutting) margins."""
-    arr = np.asarray(canvas)
     x0, y0, x1, y1 = box
     h = max(y1 - y0, 2.0)
     loose = rng.random() < 0.12
     top, bottom = (rng.uniform(-0.04, 0.5 if loose else 0.22, 2) * h)
     lm, rm = (rng.uniform(-0.02, 0.8 if loose else 0.3, 2) * h)
-    r0, r1 = int(max(0, np.floor(y0 - top))), int(min(arr.shape[0], np.ceil(y1 + bottom)))
-    c0, c1 = int(max(0, np.floor(x0 - lm))), int(min(arr.shape[1], np.ceil(x1 + rm)))
+    r0, r1 = int(max(0, np.floor(y0 - top))), int(min(canvas.shape[0], np.ceil(y1 + bottom)))
+    c0, c1 = int(max(0, np.floor(x0 - lm))), int(min(canvas.shape[1], np.ceil(x1 + rm)))
     if r1 - r0 < 2 or c1 - c0 < 2:
-        r0, r1, c0, c1 = int(y0), int(y1) + 2, int(x0), int(x1) + 2
-    return np.ascontiguousarray(arr[r0:r1, c0:c1])
+        r0, r1 = max(0, int(y0)), min(canvas.shape[0], int(y1) + 2)
+        c0, c1 = max(0, int(x0)), min(canvas.shape[1], int(x1) + 2)
+    return np.ascontiguousarray(canvas[r0:r1, c0:c1])

@@ -23,19 +23,31 @@ def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=ReadyOut, summary="Readiness",
-            responses={503: {"model": ErrorBody, "description": "the batcher or the job runner is down"}})
+@router.get(
+    "/readyz",
+    response_model=ReadyOut,
+    summary="Readiness",
+    responses={503: {"model": ErrorBody, "description": "the batcher or the job runner is down"}},
+)
 def readyz(request: Request, runtime: Annotated[Runtime, Depends(get_runtime)]) -> dict:
     """The predictors are built and the threads that serve them (batcher, job runner) are alive."""
     jobs = getattr(request.app.state, "jobs", None)
     if not runtime.ocr.batcher.alive or (jobs is not None and not jobs.runner.alive):
         raise ApiError(503, "not_ready", "the model batcher or the job runner is not running")
-    return {"status": "ready", "models": runtime.models, "queue_depth": runtime.ocr.batcher.queued_items,
-            "segmentation": runtime.sam is not None, "video": runtime.video}
+    return {
+        "status": "ready",
+        "models": runtime.models,
+        "queue_depth": runtime.ocr.batcher.queued_items,
+        "segmentation": runtime.sam is not None,
+        "video": runtime.video,
+    }
 
 
-@router.get("/metrics", summary="Prometheus metrics",
-            responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "exposition text"}})
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics",
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "exposition text"}},
+)
 def metrics(runtime: Annotated[Runtime, Depends(get_runtime)]) -> Response:
     """Requests, latencies, batch sizes, queue depth, jobs by status."""
     return Response(runtime.metrics.render(), media_type=CONTENT_TYPE_LATEST)

@@ -32,8 +32,13 @@ def _job(jobs: JobService, job_id: str) -> JobRecord:
     return job
 
 
-@router.post("", status_code=202, response_model=JobOut, summary="Submit a document or video job",
-             responses=ERROR_RESPONSES)
+@router.post(
+    "",
+    status_code=202,
+    response_model=JobOut,
+    summary="Submit a document or video job",
+    responses=ERROR_RESPONSES,
+)
 def submit_job(
     response: Response,
     file: Annotated[UploadFile, File(description="an image, a PDF or a video")],
@@ -43,7 +48,7 @@ def submit_job(
     fps_query: Annotated[float | None, Query(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
     fps_form: Annotated[float | None, Form(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
 ) -> dict:
-    """Queue the upload; poll ``GET /v1/jobs/{id}`` and fetch ``GET /v1/jobs/{id}/result`` when it succeeded."""
+    """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``."""
     filename = file.filename or "upload"
     check_size(file, limits.max_bytes)
     job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form)
@@ -51,8 +56,12 @@ def submit_job(
     return job.to_json()
 
 
-@router.get("/{job_id}", response_model=JobOut, summary="A job's status and progress",
-            responses={**_AUTH, **_NOT_FOUND})
+@router.get(
+    "/{job_id}",
+    response_model=JobOut,
+    summary="A job's status and progress",
+    responses={**_AUTH, **_NOT_FOUND},
+)
 def get_job(job_id: JobId, jobs: Annotated[JobService, Depends(get_jobs)]) -> dict:
     """Status (queued, running, succeeded, failed, cancelled), pages done of total, attempts, error."""
     return _job(jobs, job_id).to_json()
@@ -62,19 +71,23 @@ def get_job(job_id: JobId, jobs: Annotated[JobService, Depends(get_jobs)]) -> di
     "/{job_id}/result",
     response_model=DocumentOut,
     summary="A finished job's result",
-    responses={**_AUTH, **_NOT_FOUND,
-               200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "the result"},
-               409: {"model": ErrorBody, "description": "the job has not succeeded (yet)"},
-               413: {"model": ErrorBody, "description": "too many pages for a searchable PDF"}},
+    responses={
+        **_AUTH,
+        **_NOT_FOUND,
+        200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "the result"},
+        409: {"model": ErrorBody, "description": "the job has not succeeded (yet)"},
+        413: {"model": ErrorBody, "description": "too many pages for a searchable PDF"},
+    },
 )
 def get_result(
     job_id: JobId,
     jobs: Annotated[JobService, Depends(get_jobs)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
-    fmt: Annotated[ResultFormat, Query(alias="format", description="json, txt, hocr, alto, pdf, srt or vtt")] = (
-        ResultFormat.json),
+    fmt: Annotated[
+        ResultFormat, Query(alias="format", description="json, txt, hocr, alto, pdf, srt or vtt")
+    ] = (ResultFormat.json),
 ) -> Response:
-    """The result in the requested ``format``; ``409`` until the job succeeded (or if it failed or was cancelled)."""
+    """The result in the requested ``format``; ``409`` unless the job succeeded."""
     job = _job(jobs, job_id)
     if job.status != "succeeded":
         reason = f": {job.error_message}" if job.error_message else ""
@@ -82,14 +95,22 @@ def get_result(
     doc = jobs.result(job)
     if fmt is ResultFormat.pdf:
         if job.kind == "video" or len(doc.pages) > limits.max_pages:
-            raise ApiError(413, "limit_exceeded", f"a searchable PDF is made for documents of at most "
-                           f"{limits.max_pages} pages (max_pages); fetch json, hocr or alto instead")
+            raise ApiError(
+                413,
+                "limit_exceeded",
+                f"a searchable PDF is made for documents of at most "
+                f"{limits.max_pages} pages (max_pages); fetch json, hocr or alto instead",
+            )
         jobs.attach_images(job, doc)
     return render(doc, fmt.value, job.filename)
 
 
-@router.delete("/{job_id}", response_model=JobOut, summary="Cancel a job, or delete a finished one",
-               responses={**_AUTH, **_NOT_FOUND})
+@router.delete(
+    "/{job_id}",
+    response_model=JobOut,
+    summary="Cancel a job, or delete a finished one",
+    responses={**_AUTH, **_NOT_FOUND},
+)
 def delete_job(job_id: JobId, jobs: Annotated[JobService, Depends(get_jobs)]) -> dict:
     """A queued or running job is cancelled (a running one stops at its next checkpoint) and kept;
     a finished job is deleted with its files. Returns the job's last state."""

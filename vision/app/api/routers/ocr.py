@@ -15,7 +15,7 @@ from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
 from vision.app.api.settings import LimitSettings
 from vision.structures import Document
 
-__all__ = ["router", "ERROR_RESPONSES", "run_ocr"]
+__all__ = ["ERROR_RESPONSES", "router", "run_ocr"]
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "missing or wrong X-API-Key"},
@@ -33,19 +33,29 @@ def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
     try:
         return ocr.pages(pages, timeout=timeout)
     except (QueueFull, QueueTimeout) as exc:
-        raise ApiError(503, "overloaded", f"the server is busy ({exc}); retry later",
-                       headers={"Retry-After": "1"}) from exc
+        raise ApiError(
+            503, "overloaded", f"the server is busy ({exc}); retry later", headers={"Retry-After": "1"}
+        ) from exc
     except TimeoutError as exc:
-        raise ApiError(413, "request_timeout", f"processing took longer than the {timeout:g} s request limit; "
-                       "submit large documents to POST /v1/jobs") from exc
+        raise ApiError(
+            413,
+            "request_timeout",
+            f"processing took longer than the {timeout:g} s request limit; "
+            "submit large documents to POST /v1/jobs",
+        ) from exc
 
 
 @router.post(
     "/ocr",
     summary="OCR an image or a PDF",
     response_model=DocumentOut,
-    responses={**ERROR_RESPONSES, 200: {"content": {t: {} for f, t in MEDIA_TYPES.items() if f in OcrFormat.__members__},
-                                        "description": "the document, in the requested format"}},
+    responses={
+        **ERROR_RESPONSES,
+        200: {
+            "content": {t: {} for f, t in MEDIA_TYPES.items() if f in OcrFormat.__members__},
+            "description": "the document, in the requested format",
+        },
+    },
 )
 def ocr(
     file: Annotated[UploadFile, File(description="an image (PNG, JPEG, WebP, BMP, GIF, TIFF) or a PDF")],

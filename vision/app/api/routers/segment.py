@@ -21,7 +21,7 @@ from vision.app.api.schemas import SegmentOut
 from vision.app.api.settings import LimitSettings
 from vision.structures import mask_to_rle
 
-__all__ = ["router", "parse_prompt"]
+__all__ = ["parse_prompt", "router"]
 
 router = APIRouter(prefix="/v1", tags=["segment"], dependencies=[Depends(require_api_key)])
 
@@ -38,8 +38,9 @@ def _json_array(name: str, text: str | None) -> np.ndarray | None:
     return value
 
 
-def parse_prompt(points: str | None, labels: str | None, box: str | None,
-                 height: int, width: int) -> dict[str, Any]:
+def parse_prompt(
+    points: str | None, labels: str | None, box: str | None, height: int, width: int
+) -> dict[str, Any]:
     """Relative JSON prompts -> pixel arrays for :meth:`SamService.segment` (422 on any mistake)."""
     pts, lbl, bx = _json_array("points", points), _json_array("labels", labels), _json_array("box", box)
     if pts is None and bx is None:
@@ -47,15 +48,24 @@ def parse_prompt(points: str | None, labels: str | None, box: str | None,
     scale = np.array([width, height], dtype=np.float64)
     out: dict[str, Any] = {"points": None, "labels": None, "box": None}
     if pts is not None:
-        if pts.ndim != 2 or pts.shape[1] != 2 or not 1 <= len(pts) <= 64 or not ((pts >= 0) & (pts <= 1)).all():
+        if (
+            pts.ndim != 2
+            or pts.shape[1] != 2
+            or not 1 <= len(pts) <= 64
+            or not ((pts >= 0) & (pts <= 1)).all()
+        ):
             raise ApiError(422, "invalid_prompt", "points: expected 1 to 64 [x, y] pairs in [0, 1]")
         lbl = np.ones(len(pts)) if lbl is None else lbl
         if lbl.shape != (len(pts),) or not np.isin(lbl, (0, 1)).all():
-            raise ApiError(422, "invalid_prompt", "labels: expected one 0 (background) or 1 (object) per point")
+            raise ApiError(
+                422, "invalid_prompt", "labels: expected one 0 (background) or 1 (object) per point"
+            )
         out["points"], out["labels"] = pts * scale, lbl.astype(np.int64)
     if bx is not None:
         if bx.shape != (4,) or not ((bx >= 0) & (bx <= 1)).all() or bx[0] > bx[2] or bx[1] > bx[3]:
-            raise ApiError(422, "invalid_prompt", "box: expected [x0, y0, x1, y1] in [0, 1] with x0 <= x1, y0 <= y1")
+            raise ApiError(
+                422, "invalid_prompt", "box: expected [x0, y0, x1, y1] in [0, 1] with x0 <= x1, y0 <= y1"
+            )
         out["box"] = bx * np.tile(scale, 2)
     return out
 
@@ -69,14 +79,17 @@ def _mask_box(mask: np.ndarray) -> list[float]:
     return [xs.min() / w, ys.min() / h, (xs.max() + 1) / w, (ys.max() + 1) / h]
 
 
-@router.post("/segment", response_model=SegmentOut, summary="Segment an object with SAM",
-             responses=ERROR_RESPONSES)
+@router.post(
+    "/segment", response_model=SegmentOut, summary="Segment an object with SAM", responses=ERROR_RESPONSES
+)
 def segment(
     file: Annotated[UploadFile, File(description="an image")],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     sam: Annotated[SamService, Depends(get_sam)],
     points: Annotated[str | None, Form(max_length=4000, description="JSON [[x, y], ...] in [0, 1]")] = None,
-    labels: Annotated[str | None, Form(max_length=1000, description="JSON [1, 0, ...]: object/background")] = None,
+    labels: Annotated[
+        str | None, Form(max_length=1000, description="JSON [1, 0, ...]: object/background")
+    ] = None,
     box: Annotated[str | None, Form(max_length=200, description="JSON [x0, y0, x1, y1] in [0, 1]")] = None,
     multimask: Annotated[bool, Form(description="return three candidate masks instead of one")] = False,
 ) -> dict:
@@ -90,5 +103,10 @@ def segment(
     height, width = image.shape[:2]
     prompt = parse_prompt(points, labels, box, height, width)
     masks = sam.segment(image, multimask=multimask, **prompt)
-    return {"width": width, "height": height,
-            "masks": [{"score": m.score, "geometry": _mask_box(m.mask), "mask": mask_to_rle(m.mask)} for m in masks]}
+    return {
+        "width": width,
+        "height": height,
+        "masks": [
+            {"score": m.score, "geometry": _mask_box(m.mask), "mask": mask_to_rle(m.mask)} for m in masks
+        ],
+    }

@@ -1,0 +1,91 @@
+"""DB post-processing and box helpers on hand-made probability maps."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.ops.boxes import (box_area, box_iou, boxes_to_polygons, clip_boxes, intersection_over_first, order_quad,
+                              polygons_to_boxes)
+from vision.ops.db_postprocess import DBParams, binarize, db_postprocess, region_score, unclip
+from vision.training.losses.db import db_targets
+
+
+def test_box_iou_and_area():
+    a = np.array([[0, 0, 10, 10], [0, 0, 0, 5]], float)
+    b = np.array([[5, 0, 15, 10], [0, 0, 10, 10]], float)
+    iou = box_iou(a, b)
+    assert iou[0, 0] == pytest.approx(50 / 150)
+    assert iou[0, 1] == pytest.approx(1.0)
+    assert iou[1].tolist() == [0.0, 0.0]  # degenerate box
+    assert box_area(a).tolist() == [100.0, 0.0]
+    assert intersection_over_first(b[:1], a[:1])[0, 0] == pytest.approx(0.5)
+
+
+def test_polygon_box_round_trip_and_order():
+    boxes = np.array([[1, 2, 5, 7], [0, 0, 1, 1]], float)
+    polys = boxes_to_polygons(boxes)
+    assert polys.shape == (2, 4, 2)
+    assert polys[0].tolist() == [[1, 2], [5, 2], [5, 7], [1, 7]]
+    np.testing.assert_array_equal(polygons_to_boxes(polys), boxes)
+    shuffled = polys[0][[2, 0, 3, 1]]
+    np.testing.assert_array_equal(order_quad(shuffled), polys[0])
+    np.testing.assert_array_equal(clip_boxes([[-1, 0.5, 2, 0.7]]), [[0, 0.5, 1, 0.7]])
+
+
+def test_binarize_rejects_non_2d():
+    with pytest.raises(ValueError):
+        binarize(np.zeros((2, 2, 1)), 0.5)
+
+
+def test_unclip_grows_and_shrinks_a_square():
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    grown = unclip(square, 2.0)
+    np.testing.assert_allclose(grown.min(axis=0), [-2, -2], atol=0.2)
+    np.testing.assert_allclose(grown.max(axis=0), [12, 12], atol=0.2)
+    shrunk = unclip(square, -3.0)
+    np.testing.assert_allclose(shrunk.max(axis=0) - shrunk.min(axis=0), [4, 4], atol=0.2)
+    assert len(unclip(square, -6.0)) == 0
+
+
+def test_shrunk_kernels_unclip_back_to_the_word_boxes():
+    """db_targets' kernels (shrink 0.25) + unclip_ratio 0.5 restore every box, whatever its aspect ratio."""
+    boxes = np.array([[20, 20, 220, 36], [30, 60, 46, 76], [100, 100, 160, 130], [250, 20, 262, 150]], float)
+    t = db_targets(200, 300, boxes, shrink=0.25)
+    out = db_postprocess(t["gt"].astype(np.float32), DBParams(unclip_ratio=0.5, box_thresh=0.5))
+    assert len(out.boxes) == 4
+    pred = out.boxes * np.array([300, 200, 300, 200])
+    iou = box_iou(boxes, pred)
+    assert iou.max(axis=1).min() > 0.85
+    assert out.boxes.dtype == np.float32 and out.polygons.shape == (4, 4, 2)
+    assert np.all(out.scores == 1.0)
+
+
+def test_low_scores_and_tiny_regions_are_dropped():
+    prob = np.zeros((100, 100), np.float32)
+    prob[10:20, 10:60] = 0.35  # above bin_thresh, below box_thresh
+    prob[50:60, 10:60] = 0.9
+    prob[80, 80] = 0.9  # single pixel: below min_size
+    out = db_postprocess(prob, DBParams(bin_thresh=0.3, box_thresh=0.5))
+    assert len(out.boxes) == 1
+    assert 0.45 < out.boxes[0, 1] < 0.55
+    assert region_score(prob, cv2.findContours((prob > 0.3).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                               cv2.CHAIN_APPROX_SIMPLE)[0][0]) > 0
+
+
+def test_rotated_polygons_follow_the_text_angle():
+    prob = np.zeros((200, 200), np.float32)
+    rect = ((100, 100), (120, 16), 20.0)
+    cv2.fillPoly(prob, [cv2.boxPoints(rect).astype(np.int32)], 1.0)
+    straight = db_postprocess(prob)
+    rotated = db_postprocess(prob, straight=False)
+    assert len(straight.boxes) == len(rotated.boxes) == 1
+    quad = rotated.polygons[0] * 200
+    top_edge = quad[1] - quad[0]
+    assert np.degrees(np.arctan2(top_edge[1], top_edge[0])) == pytest.approx(20, abs=3)
+    # straight boxes are the hull of the same region
+    np.testing.assert_allclose(straight.polygons[0], boxes_to_polygons(straight.boxes)[0])
+
+
+def test_empty_map_gives_empty_arrays():
+    out = db_postprocess(np.zeros((32, 32), np.float32))
+    assert out.boxes.shape == (0, 4) and out.scores.shape == (0,) and out.polygons.shape == (0, 4, 2)
