@@ -31,7 +31,11 @@ def free_port() -> int:
 
 def service_config(args: Any, **batching: Any) -> dict[str, Any]:
     """Settings for the benchmark server from the common command-line options."""
-    models: dict[str, Any] = {"det_weights": args.weights, "reco_weights": args.weights}
+    models: dict[str, Any] = {
+        "det_weights": args.weights,
+        "reco_weights": args.weights,
+        "torch_threads": args.torch_threads or None,
+    }
     if args.det_size:
         s = args.det_size
         models["det_input_shapes"] = [[s, s], [s, s * 3 // 4], [s * 3 // 4, s]]
@@ -131,4 +135,10 @@ def add_common_arguments(parser: Any) -> None:
         "with the service rather than with one big convolution",
     )
     parser.add_argument("--timeout", type=float, default=120.0, help="server request timeout, seconds")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="server's intra-op threads (0: torch's default, one per core)",
+    )
     parser.add_argument("--page", type=Path, default=SAMPLE, help="image posted by every request")

@@ -98,12 +98,14 @@ def main() -> int:
         "machine": f"{platform.node()} ({psutil.cpu_count()} CPUs, CPU inference)",
         "weights": args.weights,
         "det_size": args.det_size,
+        "torch_threads": args.torch_threads or "default",
         "seconds_per_row": args.seconds,
         "rows": rows,
     }
     print(
         f"dynamic batching on {report['machine']}, weights={args.weights}, detector input "
-        f"{args.det_size or 'default'} px, {args.seconds:g} s per row"
+        f"{args.det_size or 'default'} px, {args.torch_threads or 'default'} torch thread(s), "
+        f"{args.seconds:g} s per row"
     )
     print(
         f"  {'row':<36} {'pages/s':>8} {'x 1 client':>10} {'p50 s':>7} {'p99 s':>7} "

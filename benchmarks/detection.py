@@ -68,6 +68,7 @@ def agreement(ref, other) -> float:
 
 
 def timed(fn: Callable[[], Any], repeat: int, sync: bool) -> float:
+    sync = sync and torch.cuda.is_available()
     fn()
     if sync:
         torch.cuda.synchronize()
@@ -98,8 +99,8 @@ def cpu_rows(args: argparse.Namespace, pages: list[np.ndarray]) -> list[dict[str
     return rows
 
 
-def cuda_rows(args: argparse.Namespace, pages: list[np.ndarray]) -> list[dict[str, Any]]:
-    dev = torch.device("cuda")
+def cuda_rows(args: argparse.Namespace, pages: list[np.ndarray], dev: torch.device = torch.device("cuda")
+              ) -> list[dict[str, Any]]:
     model = get_model(args.arch or "db_mobilenet_v3_large", weights=args.weights)
     cfg = model.config
     fp32 = DBProbability(model).to(dev).eval()

@@ -133,6 +133,7 @@ def _report(
         "warmup_requests": warm,
         "weights": args.weights,
         "det_size": args.det_size,
+        "torch_threads": args.torch_threads or "default",
         "requests": len(results),
         "status_codes": {str(k): v for k, v in sorted(codes.items())},
         "server_errors": server_errors,
@@ -163,7 +164,8 @@ def _print(r: dict[str, Any]) -> None:
     ]
     width = max(len(k) for k, _ in rows)
     print(
-        f"load test on {r['machine']}, weights={r['weights']}, detector input {r['det_size'] or 'default'} px"
+        f"load test on {r['machine']}, weights={r['weights']}, "
+        f"detector input {r['det_size'] or 'default'} px, {r['torch_threads']} torch thread(s)"
     )
     for key, value in rows:
         print(f"  {key:<{width}}  {value}")

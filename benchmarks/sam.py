@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ from vision.models.segmentation.sam.fast import LADDER, apply_fast  # noqa: E402
 
 ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "triton", "float8", "compile", "sparse24", "int8")
 COMPILED = {"compile", "triton", "float8", "int8", "sparse24"}
+ROW_CAP_S = 180  # one row, compilation included; ViT-B's fused-kernel row compiled in 11 s on an H200
 
 
 class Bench:
@@ -119,6 +121,7 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
         bench.add(row | {"skipped": f"time budget ({bench.left():.0f} s left)"})
         return
     model = None
+    signal.alarm(int(min(bench.left(), ROW_CAP_S)))  # a stuck compile becomes this row's error, not the run's end
     try:
         torch._dynamo.reset()
         torch.cuda.empty_cache()
@@ -145,6 +148,7 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
     except Exception as exc:  # one failing rung must not stop the run: its error is the row
         row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
     finally:
+        signal.alarm(0)
         if model is not None and model is not ref:
             del model
     bench.add(row)
@@ -193,13 +197,19 @@ def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
     bench.add(row)
 
 
+def _row_timeout(signum: int, frame: Any) -> None:
+    raise TimeoutError(f"row exceeded {ROW_CAP_S} s or the budget")
+
+
 def plan(models: list[str], sizes: list[int], rungs: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Work in priority order, grouped by model: bs 32 of the main rungs (vit_b, then vit_h without its fp32
-    rows, which need 70+ GB there), then the other bs-32 rungs, then fp32 at bs 8, then bs 8 and 1."""
+    """Work in priority order, grouped by model: bs 32 up to the fused kernel (vit_b, then vit_h without its fp32
+    rows, which need 70+ GB there), then the quantized, sparse and SDPA-compiled bs-32 rungs, then fp32 at bs 8,
+    then bs 8 and 1."""
     fast = ["bf16", "sdpa", "triton", "float8"]
     slow = ["compile", "sparse24", "int8"]
-    order = [("vit_b", [(32, r) for r in ["ref-fp32", "fp32", *fast]]), ("vit_h", [(32, r) for r in fast]),
-             ("vit_b", [(32, r) for r in slow]), ("vit_h", [(32, r) for r in slow] + [(8, "ref-fp32"), (8, "fp32")]),
+    main, quant = fast[:3], [fast[3], *slow]
+    order = [("vit_b", [(32, r) for r in ["ref-fp32", "fp32", *main]]), ("vit_h", [(32, r) for r in main]),
+             ("vit_b", [(32, r) for r in quant]), ("vit_h", [(32, r) for r in quant] + [(8, "ref-fp32"), (8, "fp32")]),
              ("vit_b", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", "fp32", *fast]]),
              ("vit_h", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", *fast]]),
              ("vit_b", [(bs, r) for bs in (8, 1) for r in ENCODER_RUNGS]),
@@ -230,6 +240,7 @@ def main() -> None:
         if hasattr(torch._dynamo.config, key):  # every rung recompiles fresh blocks; never fall back to eager
             setattr(torch._dynamo.config, key, 256)
     bench = Bench(args)
+    signal.signal(signal.SIGALRM, _row_timeout)
     groups = plan(args.models, args.batch_sizes, args.rungs)
     vit_b_at = [i for i, (v, _) in enumerate(groups) if v == "vit_b"]
     extras_at = vit_b_at[min(1, len(vit_b_at) - 1)] if vit_b_at else -1  # after vit_b's main bs-32 rows

@@ -30,7 +30,7 @@ def test_probes(client: TestClient) -> None:
     assert ready.status_code == 200
     assert ready.json() == {
         "status": "ready",
-        "models": {"detection": "default", "recognition": "default"},
+        "models": {"ocr": "provided by the caller"},
         "queue_depth": 0,
         "segmentation": False,
         "video": True,

@@ -18,6 +18,8 @@ from pathlib import Path
 import _app_media as _media
 import httpx
 
+from vision.models._registry import default_model
+
 READY_TIMEOUT_S = 120.0
 JOB_TIMEOUT_S = 180.0
 PAGES = 5  # pages of the PDF
@@ -95,6 +97,10 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
     clip_bytes, pdf_bytes = _media.video(seconds=float(FRAMES)), _media.scanned_pdf(PAGES)
     server = _start(config, port, log)
     try:
+        assert httpx.get(f"{base}/readyz", timeout=10).json()["models"] == {
+            "detection": f"{default_model('detection')} (random)",
+            "recognition": f"{default_model('recognition')} (random)",
+        }
         clip = httpx.post(
             f"{base}/v1/jobs",
             files={"file": ("clip.mp4", clip_bytes)},

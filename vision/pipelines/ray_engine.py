@@ -107,12 +107,8 @@ class OCRActor:
             raise RuntimeError(f"the predictor returned {len(pages)} pages for {len(frames)} frames")
         out = np.full(len(kinds), "", dtype=object)
         for i, frame, page in zip(rows, frames, pages):
-            page.image, page.timestamp, page.page_idx, page.source = (
-                None,
-                frame.timestamp,
-                frame.index,
-                frame.source,
-            )
+            page.image = None  # the frame stays here; only its OCR travels on
+            page.timestamp, page.page_idx, page.source = frame.timestamp, frame.index, frame.source
             out[i] = Document(pages=[page]).to_json()
         kept = {k: v for k, v in batch.items() if k != "image"}
         return {**kept, "page": out}

@@ -9,6 +9,7 @@ perspective, photo on a desk) -> photometric degradation -> ``crops_per_page`` r
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -174,10 +175,19 @@ class DetectionStream(IterableDataset):
         cv2.setNumThreads(1)
         torch.set_num_threads(1)
         sources = PageSources(self.cfg)
+        failures = 0
         while True:
-            image, boxes = sources(rng)
-            page, targets = make_page(image, boxes, rng, self.cfg)
-            yield from random_crops(page, targets, rng, self.cfg.crop, self.cfg.crops_per_page)
+            try:
+                image, boxes = sources(rng)
+                page, targets = make_page(image, boxes, rng, self.cfg)
+                crops = random_crops(page, targets, rng, self.cfg.crop, self.cfg.crops_per_page)
+            except Exception as exc:  # one bad random page must not end a 10-minute run
+                failures += 1
+                if failures > 100:
+                    raise
+                warnings.warn(f"worker {wid}: skipped a page that failed to generate: {exc!r}")
+                continue
+            yield from crops
 
 
 def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray, np.ndarray]]:

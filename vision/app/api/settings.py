@@ -79,6 +79,11 @@ class ModelSettings(_Group):
         None, description="static (height, width) inputs of the detector; None: its defaults (1024 px)"
     )
     device: str | None = Field(None, description="torch device; None picks CUDA when present")
+    torch_threads: int | None = Field(
+        None,
+        gt=0,
+        description="intra-op CPU threads for the whole process; None: torch's default (one per core)",
+    )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
     )

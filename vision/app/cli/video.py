@@ -179,7 +179,10 @@ class _Bars:
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.videos = tqdm(total=total, desc="videos", unit="video", position=0, disable=not enabled)
-        self.frames = tqdm(desc="frames", unit="frame", position=1, leave=False, disable=not enabled)
+        # mininterval=0: frames arrive a batch at a time, seconds apart; show every step
+        self.frames = tqdm(
+            desc="frames", unit="frame", position=1, leave=False, mininterval=0, disable=not enabled
+        )
         self.running: dict[str, tuple[int, int | None]] = {}  # source -> (frames done, expected)
         self.current: str | None = None
 
@@ -204,7 +207,7 @@ class _Bars:
         self.current = source
         done, expected = self.running.get(source, (0, None)) if source else (0, None)
         self.frames.reset(total=expected)
-        self.frames.set_description(Path(source).name if source else "frames", refresh=False)
+        self.frames.set_description(Path(source).name if source else "frames")
         self.frames.update(done)
 
     def write(self, message: str) -> None:

@@ -1,0 +1,1 @@
+"""Segmentation models: Segment Anything (``sam/``), its predictor and automatic mask generator."""

@@ -78,10 +78,12 @@ def db_loss(logits: Tensor, thresh: Tensor, gt: Tensor, mask: Tensor, thresh_gt:
     neg = (1 - gt) * mask
     bce = F.binary_cross_entropy_with_logits(logits, gt, reduction="none")
     n_pos = pos.sum()
-    n_neg = torch.minimum(neg.sum(), (n_pos * ohem_ratio).clamp(min=100)).long()
-    neg_loss = (bce * neg).flatten()
-    hard = torch.topk(neg_loss, int(n_neg.item())).values if int(n_neg.item()) > 0 else neg_loss[:0]
-    l_prob = ((bce * pos).sum() + hard.sum()) / (n_pos + hard.numel() + 1e-6)
+    n_neg = torch.minimum(neg.sum(), (n_pos * ohem_ratio).clamp(min=100))
+    # Hard negatives: the n_neg largest negative losses. A full sort plus a rank mask instead of topk: topk
+    # with k in the millions is slow on GPU, and the mask needs no host sync for k.
+    ranked = torch.sort((bce * neg).flatten(), descending=True).values
+    hard = (ranked * (torch.arange(ranked.numel(), device=ranked.device) < n_neg)).sum()
+    l_prob = ((bce * pos).sum() + hard) / (n_pos + n_neg + 1e-6)
     prob = torch.sigmoid(logits)
     binary = torch.sigmoid(k * (prob - thresh))
     inter = (binary * gt * mask).sum()

@@ -195,11 +195,11 @@ class PageRenderer:
 
     @staticmethod
     def barcode(c: _Canvas, rng: np.random.Generator, x: float, y: float, w: float, h: float) -> None:
-        xx = x
+        xx = int(x)
         while xx < x + w:
-            bw = float(rng.integers(1, 4))
-            c.draw.rectangle([xx, y, xx + bw - 1, y + h], fill=(0, 0, 0))
-            xx += bw + float(rng.integers(1, 4))
+            bw = int(rng.integers(1, 4))
+            c.draw.rectangle([xx, int(y), xx + bw - 1, int(y + h)], fill=(0, 0, 0))
+            xx += bw + int(rng.integers(1, 4))
 
     @staticmethod
     def logo(c: _Canvas, rng: np.random.Generator, x: float, y: float, s: float) -> None:

@@ -103,7 +103,8 @@ def _encoder_mlp(module: nn.Module, fqn: str) -> bool:
 def _quantize_int8(model: nn.Module) -> None:
     from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
 
-    quantize_(model, Int8DynamicActivationInt8WeightConfig(), filter_fn=_encoder_linear)
+    # set_inductor_config=False: no process-wide Inductor settings behind the caller's back
+    quantize_(model, Int8DynamicActivationInt8WeightConfig(set_inductor_config=False), filter_fn=_encoder_linear)
 
 
 def apply_fast(model: Sam, options: FastOptions) -> Sam:

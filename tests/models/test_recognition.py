@@ -1,0 +1,63 @@
+"""Recognition models: registry, shapes, configs, vocabulary."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from vision.models import default_model, get_entry, get_model, list_models
+from vision.models.recognition.vocab import (BLANK, CHAR_TO_INDEX, CHECKBOX_CHECKED, CHECKBOX_EMPTY, NUM_CLASSES,
+                                             VOCAB, decode, encode, normalize_text)
+
+RECOGNITION = list_models("recognition")
+
+
+def test_at_least_two_architectures_and_a_default() -> None:
+    assert {"crnn_mobilenet_small", "crnn_transformer_small"} <= set(RECOGNITION)
+    assert default_model("recognition") == "crnn_mobilenet_small"
+
+
+@pytest.mark.parametrize("name", RECOGNITION)
+@pytest.mark.parametrize("width", [32, 100, 256])
+def test_forward_shape(name: str, width: int) -> None:
+    model = get_model(name, weights=None).eval()
+    with torch.inference_mode():
+        logits = model(torch.rand(2, 3, 32, width))
+    assert logits.shape == (2, width // 4, NUM_CLASSES)
+    assert torch.isfinite(logits).all()
+
+
+@pytest.mark.parametrize("name", RECOGNITION)
+def test_config_is_frozen_and_overridable(name: str) -> None:
+    model = get_model(name, weights=None, dropout=0.0)
+    assert dataclasses.is_dataclass(model.config) and model.config.dropout == 0.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        model.config.dropout = 0.5  # type: ignore[misc]
+    assert get_entry(name).task == "recognition"
+
+
+def test_transformer_padding_mask() -> None:
+    model = get_model("crnn_transformer_small", weights=None).eval()
+    x = torch.rand(2, 3, 32, 64)
+    with torch.inference_mode():
+        plain = model(x)
+        none_masked = model(x, key_padding=torch.zeros(2, 16, dtype=torch.bool))
+        masked = model(x, key_padding=torch.arange(16).expand(2, 16) >= 10)
+    torch.testing.assert_close(plain, none_masked)
+    assert not torch.allclose(plain[:, :10], masked[:, :10])
+
+
+def test_vocabulary() -> None:
+    assert BLANK == 0 and NUM_CLASSES == len(VOCAB) + 1 and CHAR_TO_INDEX[VOCAB[0]] == 1
+    for ch in "aZ09 ~éőŁß€£¥§°±×÷«»“”‘’–—" + CHECKBOX_EMPTY + CHECKBOX_CHECKED:
+        assert ch in CHAR_TO_INDEX, ch
+    assert decode(encode("Žluťoučký kůň: 12,50 €")) == "Žluťoučký kůň: 12,50 €"
+    assert BLANK not in encode("any text")
+
+
+def test_normalize_folds_variants_and_drops_unknown() -> None:
+    assert normalize_text("\u2612 \u2713 \u25a1") == f"{CHECKBOX_CHECKED} {CHECKBOX_CHECKED} {CHECKBOX_EMPTY}"
+    assert normalize_text("e\u0301te\u0301\u00a0\u2212 5") == "été - 5"  # NFC, NBSP, minus sign
+    assert normalize_text("中文ok") == "ok"

@@ -1,0 +1,30 @@
+"""``torch.compile`` as an opt-in transform (no global inductor settings are touched).
+
+Predictors that feed static shapes (the recognition predictor's width buckets with ``pad_batches``) get one
+graph per bucket; :func:`compile_model` leaves ``dynamic`` to torch's default so that, after a shape
+changes once, dynamo generalises instead of recompiling for every new batch width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+__all__ = ["compile_model"]
+
+
+def compile_model(model: nn.Module, *, mode: str | None = None, dynamic: bool | None = None,
+                  fullgraph: bool = False, **options: Any) -> nn.Module:
+    """Return ``torch.compile(model, ...)`` (an ``OptimizedModule`` sharing ``model``'s parameters).
+
+    Args:
+        model: a built model in eval mode.
+        mode: ``None`` (default), ``"reduce-overhead"`` (CUDA graphs: best for small batches on GPU) or
+            ``"max-autotune"``.
+        dynamic: forwarded to ``torch.compile`` (``None``: automatic dynamic shapes after a recompile).
+        fullgraph: require a single graph (raise on graph breaks).
+        options: further ``torch.compile`` keyword arguments (``backend=...``).
+    """
+    return torch.compile(model, mode=mode, dynamic=dynamic, fullgraph=fullgraph, **options)
