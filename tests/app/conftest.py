@@ -52,7 +52,19 @@ AppFactory = Callable[..., contextlib.AbstractContextManager[TestClient]]
 
 
 @pytest.fixture
-def make_client(tmp_path: Path, predictor: Any) -> AppFactory:
+def one_torch_thread() -> Iterator[None]:
+    """One intra-op thread while a test serves requests (restored after): the batcher thread, request threads
+    and the test share two cores, and spinning OpenMP workers made model calls 7x slower on a busy machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
+def make_client(tmp_path: Path, predictor: Any, one_torch_thread: None) -> AppFactory:
     """``with make_client(limits={...}) as client:`` runs an app (lifespan included) on the shared predictor
     (or on ``serve=`` another predictor-like callable)."""
 

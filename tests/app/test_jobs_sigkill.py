@@ -87,7 +87,7 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
     # machine, slow enough for one kill to land in the middle of both.
     config.write_text(
         f'ui = false\n[models]\ndet_weights = "random"\nreco_weights = "random"\n'
-        f"det_input_shapes = [[128, 128], [96, 128], [128, 96]]\n"
+        f"det_input_shapes = [[128, 128], [96, 128], [128, 96]]\ntorch_threads = 1\n"
         f"[batching]\nmax_wait_ms = 250\n"
         f'[jobs]\ndir = "{jobs_dir}"\nchunk_pages = 1\nworkers = 2\n'
     )

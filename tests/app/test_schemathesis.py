@@ -32,7 +32,7 @@ CONFIG = SchemathesisConfig.from_dict(
 EXAMPLES = 15  # per operation and mode: 8 operations x 2 modes x 15 = 240 requests, a few seconds
 
 
-def test_api_conforms_to_its_schema(tmp_path: Any, predictor: Any) -> None:
+def test_api_conforms_to_its_schema(tmp_path: Any, predictor: Any, one_torch_thread: None) -> None:
     app = create_app(
         service_settings(tmp_path, api_key=API_KEY, limits={"max_bytes": 200_000}), predictor=predictor
     )
@@ -48,7 +48,11 @@ def test_api_conforms_to_its_schema(tmp_path: Any, predictor: Any) -> None:
 
             @given(case=operation.as_strategy(generation_mode=mode))
             @settings(
-                max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None
+                max_examples=EXAMPLES,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+                database=None,
+                derandomize=True,  # the same bounded sample on every run: failures reproduce
             )
             def check(case: Any) -> None:
                 case.call_and_validate(headers={"X-API-Key": API_KEY})

@@ -77,7 +77,9 @@ def _expected(predictor: Any) -> Document:
     return doc
 
 
-def test_upload_the_sample_page_and_see_text_boxes_and_json(tmp_path: Path, trained_predictor: Any) -> None:
+def test_upload_the_sample_page_and_see_text_boxes_and_json(
+    tmp_path: Path, trained_predictor: Any, one_torch_thread: None
+) -> None:
     expected = _expected(trained_predictor)
     assert len(expected.pages[0].words) > 50, "the shipped models should read the sample page"
     app = create_app(service_settings(tmp_path, ui=True), predictor=trained_predictor)

@@ -18,6 +18,7 @@ from vision.structures import Document
 __all__ = ["ERROR_RESPONSES", "router", "run_ocr"]
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "the multipart body could not be parsed"},
     401: {"model": ErrorBody, "description": "missing or wrong X-API-Key"},
     413: {"model": ErrorBody, "description": "a limit was exceeded (bytes, pixels, pages, request time)"},
     415: {"model": ErrorBody, "description": "not an image, PDF or video we read"},

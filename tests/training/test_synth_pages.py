@@ -1,0 +1,114 @@
+"""Synthetic pages, page degradations and PDF text-layer pages (fonts: DejaVu; PDFs: made with fpdf2)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.training.synth.fonts import discover_fonts
+from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
+from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, write_coverage
+from vision.training.synth.pdf_pages import RenderedPages, build_page_set, extract_words, ink_check, render_page
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+WORDS = ["Invoice", "TOTAL", "12.50", "Date:", "form", "of", "the", "Smith", "(555)", "ACME", "report"]
+
+
+@pytest.fixture(scope="module")
+def renderer() -> PageRenderer:
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    assert fonts, "fonts-dejavu-core is required (make setup installs it)"
+    return PageRenderer(fonts, lambda rng: WORDS[int(rng.integers(len(WORDS)))])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_layout_draws_boxed_words_on_ink(renderer, layout):
+    page = renderer(np.random.default_rng(1), layout)
+    h, w = page.image.shape[:2]
+    assert page.image.dtype == np.uint8 and page.image.shape[2] == 3
+    assert len(page.boxes) == len(page.texts) > 5
+    assert page.boxes.dtype == np.float32
+    assert np.all(page.boxes[:, 2] > page.boxes[:, 0]) and np.all(page.boxes[:, 3] > page.boxes[:, 1])
+    assert page.boxes[:, 0].min() >= -1 and page.boxes[:, 2].max() <= w + 1 and page.boxes[:, 3].max() <= h + 1
+    gray = page.image.mean(axis=2)
+    inked = [(gray[int(y0):int(y1) + 1, int(x0):int(x1) + 1] < 160).any() for x0, y0, x1, y1 in page.boxes]
+    assert np.mean(inked) > 0.97  # every labelled word has ink under it
+
+
+def test_word_boxes_span_cap_to_descender_lines(renderer):
+    """All words of one size on one line share top and bottom (the labelling convention)."""
+    page = renderer(np.random.default_rng(3), "receipt")
+    tops = np.round(page.boxes[:, 1])
+    rows = {}
+    for top, box in zip(tops, page.boxes):
+        rows.setdefault(top, []).append(box[3] - box[1])
+    assert any(len(v) >= 2 and np.ptp(v) <= 1 for v in rows.values())
+
+
+def test_quantize_size_picks_nearest_step():
+    assert quantize_size(12.2) == 12 and quantize_size(95) in (90, 100) and quantize_size(1) == 6
+
+
+def test_coverage_file_round_trip(tmp_path):
+    font = discover_fonts([DEJAVU], include_system=False)[0]
+    (tmp_path / font.name).write_bytes(font.path.read_bytes())
+    assert write_coverage(tmp_path) == 1
+    assert "A" in (tmp_path / "coverage.json").read_text()
+
+
+@pytest.mark.parametrize("profile", sorted(PAGE_PROFILES))
+def test_page_degradations_keep_shape(profile):
+    rng = np.random.default_rng(0)
+    page = np.full((300, 200, 3), 255, np.uint8)
+    page[100:120, 20:180] = 0
+    matrix, out_shape = page_geometry(page.shape, rng, profile)
+    assert matrix.shape == (3, 3)
+    warped = warp_page(page, matrix, out_shape, rng, photo=profile == "photo")
+    assert warped.shape[:2] == out_shape
+    out = degrade_page(warped, rng, profile)
+    assert out.shape == warped.shape and out.dtype == np.uint8
+    if profile == "photo":
+        assert out_shape[0] >= 300 and out_shape[1] >= 200
+
+
+@pytest.fixture(scope="module")
+def sample_pdf(tmp_path_factory) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_font("helvetica", size=14)
+    for page in range(2):
+        pdf.add_page()
+        for line in range(25):
+            pdf.text(72, 100 + line * 22, f"Line {line} of page {page}: quick brown foxes jump")
+    path = tmp_path_factory.mktemp("pdf") / "sample.pdf"
+    pdf.output(str(path))
+    return path
+
+
+def test_extract_words_match_the_text_layer_and_the_ink(sample_pdf):
+    import pypdfium2 as pdfium
+
+    page = pdfium.PdfDocument(str(sample_pdf))[0]
+    words = extract_words(page)
+    assert [w.text for w in words[:6]] == ["Line", "0", "of", "page", "0:", "quick"]
+    assert all(w.straight for w in words)
+    first = words[0].box
+    assert first[0] == pytest.approx(72, abs=1.5)
+    assert first[3] - first[1] == pytest.approx((0.70 + 0.21) * 14, abs=1.5)  # cap line to descender line
+    scale = 1.5
+    image = render_page(page, scale)
+    boxes = np.asarray([w.box for w in words]) * scale
+    empty, stray = ink_check(image, boxes)
+    assert empty == 0 and stray == 0
+    moved = boxes + np.array([0, 300, 0, 300])  # a text layer that disagrees with the ink
+    assert ink_check(image, moved)[0] > 0.1
+
+
+def test_build_page_set_round_trip(sample_pdf, tmp_path):
+    kept = build_page_set([sample_pdf], tmp_path, max_pages=2, per_file=2, min_words=20)
+    assert kept == 2
+    pages = RenderedPages(tmp_path)
+    image, boxes, texts = pages.page(0)
+    assert image.ndim == 3 and image.shape[2] == 3 and len(boxes) == len(texts) > 100
+    assert boxes[:, 2].max() < image.shape[1] and boxes[:, 3].max() < image.shape[0]
