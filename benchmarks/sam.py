@@ -21,16 +21,17 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.models.segmentation.sam import load_sam  # noqa: E402
-from vision.models.segmentation.sam.fast import LADDER, apply_fast  # noqa: E402
+from vision.models.segmentation.sam import load_sam
+from vision.models.segmentation.sam.fast import LADDER, apply_fast
 
 ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "triton", "float8", "compile", "sparse24", "int8")
 COMPILED = {"compile", "triton", "float8", "int8", "sparse24"}
@@ -145,7 +146,7 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
                 "warmup_s": round(warm, 1)}
         if bs >= 2:
             row |= agreement(model, emb[:2], ours, base_emb)
-    except Exception as exc:  # one failing rung must not stop the run: its error is the row
+    except Exception as exc:  # noqa: BLE001 - one failing rung must not stop the run: its error is the row
         row["error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
     finally:
         signal.alarm(0)
@@ -163,10 +164,10 @@ def nested_row(bench: Bench, ours: Any) -> None:
     pts = [torch.rand(n, 1, 2, device="cuda", generator=gen) * 1024 for n in counts]
     lab = [torch.ones(n, 1, dtype=torch.int64, device="cuda") for n in counts]
     with torch.inference_mode():
-        loop = lambda: [model.decode(emb[i:i + 1], pts[i], lab[i]) for i in range(len(counts))]  # noqa: E731
+        loop = lambda: [model.decode(emb[i:i + 1], pts[i], lab[i]) for i in range(len(counts))]
         nest_p = torch.nested.as_nested_tensor(pts, layout=torch.jagged)
         nest_l = torch.nested.as_nested_tensor(lab, layout=torch.jagged)
-        nested = lambda: model.decode_nested(emb, nest_p, nest_l)  # noqa: E731
+        nested = lambda: model.decode_nested(emb, nest_p, nest_l)
         t_loop, t_nest = timed(loop, 20), timed(nested, 20)
         diff = max(float((a - b[0]).abs().max()) for a, b in zip(nested()[0].unbind(), loop()))
     total = sum(counts)
@@ -255,12 +256,12 @@ def main() -> None:
         for bs, rung in items:
             encoder_row(bench, variant, rung, bs, ref, ours, base_emb, images)
         if index == extras_at:
-            for extra in (nested_row, lambda b, o: amg_row(b, ref, o)):
+            for extra, extra_args in ((nested_row, (bench, ours)), (amg_row, (bench, ref, ours))):
                 try:
                     if bench.left() > 30:
-                        extra(bench, ours)
-                except Exception as exc:
-                    bench.add({"model": variant, "rung": "extra", "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+                        extra(*extra_args)
+                except Exception as exc:  # noqa: BLE001 - as for encoder rows
+                    bench.add({"model": variant, "rung": extra.__name__, "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
         del ref, ours, images, base_emb
         torch.cuda.empty_cache()
     print_table(bench.rows)

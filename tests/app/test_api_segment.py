@@ -49,7 +49,7 @@ def test_masks_equal_the_predictor_and_follow_the_prompt(make_client: Any, check
     assert (body["width"], body["height"], len(body["masks"])) == (160, 120, 3)
     assert [m["score"] for m in body["masks"]] == [m.score for m in direct]
     assert sorted((m["score"] for m in body["masks"]), reverse=True) == [m["score"] for m in body["masks"]]
-    for got, want in zip(body["masks"], direct):
+    for got, want in zip(body["masks"], direct, strict=True):
         assert np.array_equal(mask_from_rle(got["mask"]), want.mask)
 
 
@@ -88,3 +88,15 @@ def test_segment_takes_images_only_and_ui_has_the_tab(make_client: Any, checkpoi
     labels = {c.get("props", {}).get("label") for c in config["components"]}
     assert {"Segment", "Image", "Mask", "Pages with word boxes"} <= labels
     assert {d.get("api_name") for d in config["dependencies"]} >= {"ocr", "segment"}
+
+
+def test_ui_click_tints_the_mask_of_the_object_under_it(checkpoint: Path) -> None:
+    from vision.app.ui import MASK_COLOR, segment_at
+
+    image = np.array(_media.page_image(["click"], size=(96, 128)))
+    sam = SamService(sam_predictor(checkpoint, model_type="test", device="cpu"))
+    best = sam.segment(image, points=np.array([[64.0, 40.0]]), labels=np.array([1]))[0]
+    tinted = segment_at(sam, image, 64, 40)
+    expected = image.copy()
+    expected[best.mask] = (0.45 * image[best.mask].astype(np.float32) + 0.55 * MASK_COLOR).astype(np.uint8)
+    assert np.array_equal(tinted, expected)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -143,3 +145,28 @@ def test_cli_serve_and_ui_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert ServiceSettings().limits.max_pages == 4  # the flag beats the file
     ui = build_parser().parse_args(["ui", "--port", "7000"])
     assert (ui.host, ui.port, ui.config) == ("127.0.0.1", 7000, None)
+
+
+def test_inference_never_blocks_the_event_loop(make_client: Any, predictor: Any) -> None:
+    held = threading.Event()
+    release = threading.Event()
+
+    def slow(pages: list) -> Any:
+        held.set()
+        assert release.wait(30)
+        return predictor(pages)
+
+    with make_client(serve=slow) as client:
+        worker = threading.Thread(
+            target=lambda: client.post("/v1/ocr", files={"file": ("a.pdf", _media.digital_pdf([["x"]]))})
+        )
+        worker.start()
+        try:
+            assert held.wait(30)  # the model is busy with the first request...
+            start = time.monotonic()
+            assert client.get("/healthz").status_code == 200  # ...and the server still answers at once
+            assert client.get("/readyz").json()["queue_depth"] == 0
+            assert time.monotonic() - start < 2.0
+        finally:
+            release.set()
+            worker.join(30)

@@ -1,17 +1,18 @@
 """The UI in a real browser: headless Chromium (Debian's, driven by Playwright) against a loopback server.
 
-Upload the bundled sample page, press Read, and check what a person sees: the recognised text, red boxes
-drawn on the page at the recognised words, and a JSON download equal to the library's own result.
+Upload the bundled sample page, press Read, and check what a person sees: the text (most of the sample's
+words, read by the shipped models), a red box drawn on the page along each recognised word, and a JSON
+download that holds exactly the words and text shown.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from playwright.sync_api import expect, sync_playwright
 import vision
 from vision.app.api import create_app
 from vision.app.ui import BOX_COLOR, SAMPLE_PAGE
-from vision.io import DocumentFile
+from vision.assets.make_sample import render_sample
 from vision.structures import Document
 
 CHROMIUM = "/usr/bin/chromium"
@@ -68,20 +69,9 @@ def trained_predictor() -> Any:
     return vision.ocr_predictor(device="cpu")
 
 
-def _expected(predictor: Any) -> Document:
-    pages = list(DocumentFile.from_path(SAMPLE_PAGE))
-    for page in pages:
-        page.source = SAMPLE_PAGE.name
-    doc = predictor(pages)
-    doc.source = SAMPLE_PAGE.name
-    return doc
-
-
 def test_upload_the_sample_page_and_see_text_boxes_and_json(
     tmp_path: Path, trained_predictor: Any, one_torch_thread: None
 ) -> None:
-    expected = _expected(trained_predictor)
-    assert len(expected.pages[0].words) > 50, "the shipped models should read the sample page"
     app = create_app(service_settings(tmp_path, ui=True), predictor=trained_predictor)
     with serve(app) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
@@ -91,21 +81,26 @@ def test_upload_the_sample_page_and_see_text_boxes_and_json(
             page.locator("#upload input[type=file]").set_input_files(str(SAMPLE_PAGE))
             expect(page.locator("#upload")).to_contain_text(SAMPLE_PAGE.name, timeout=TIMEOUT_MS)
             page.locator("#read").click()
-            expect(page.locator("#text textarea")).to_have_value(expected.render(), timeout=TIMEOUT_MS)
+            expect(page.locator('#downloads a[download$=".json"]')).to_be_visible(timeout=TIMEOUT_MS)
+            text = page.locator("#text textarea").input_value()
             src = page.locator("#pages img").first.get_attribute("src")
             drawn = np.asarray(Image.open(io.BytesIO(page.request.get(src).body())).convert("RGB"))
             with page.expect_download(timeout=TIMEOUT_MS) as download:
                 page.locator('#downloads a[download$=".json"]').click()
-            downloaded = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+            doc = Document.from_json(Path(download.value.path()).read_text(encoding="utf-8"))
         finally:
             browser.close()
-    assert downloaded == expected.export()
-    assert "INVOICE" in expected.render() or "Invoice" in expected.render()
+    words = doc.pages[0].words
+    assert doc.source == SAMPLE_PAGE.name and text == doc.render()  # the text shown is the JSON's
+    truth = Counter(word for word, _ in render_sample()[1])
+    found = sum((Counter(w.value for w in words) & truth).values())
+    assert found >= 0.6 * sum(truth.values()), (
+        f"read {found} of {sum(truth.values())} words of the sample page"
+    )
     height, width = drawn.shape[:2]
-    assert (height, width) == expected.pages[0].dimensions
+    assert (height, width) == doc.pages[0].dimensions == Image.open(SAMPLE_PAGE).size[::-1]
     top_middles = [
-        (int(w.geometry[1] * height), round((w.geometry[0] + w.geometry[2]) / 2 * width))
-        for w in expected.pages[0].words
+        (int(w.geometry[1] * height), round((w.geometry[0] + w.geometry[2]) / 2 * width)) for w in words
     ]
     on_edge = [
         bool((drawn[max(0, y - 1) : y + 3, x] == BOX_COLOR).all(axis=-1).any()) for y, x in top_middles

@@ -97,7 +97,7 @@ def test_filter_strips_wrappers_and_reference_buffers(official_file) -> None:
 
 
 def test_bad_checkpoints_raise(official_file, tmp_path: Path) -> None:
-    path, state = official_file
+    _, state = official_file
     with pytest.raises(WeightsError, match="not found"):
         load_sam(tmp_path / "missing.pth")
     with pytest.raises(WeightsError, match="not a SAM checkpoint"):

@@ -143,7 +143,7 @@ def test_float8_rung_numerics_on_cpu(base: Sam, monkeypatch: pytest.MonkeyPatch)
     checked here with the hardware checks lifted. The 8 x 8 tokens pad to a 14 x 14 window: all-zero rows
     reach ``qkv``, which gave NaN before activation scales were floored (seen on an H200)."""
     pytest.importorskip("torchao")
-    import torchao.quantization.quant_api as quant_api
+    from torchao.quantization import quant_api
 
     monkeypatch.setattr(quant_api, "_check_hardware_support", lambda *args, **kwargs: None)
     monkeypatch.setattr("vision.fast.float8._check_device", lambda model: None)

@@ -37,19 +37,19 @@ def _reference_decode(ref, emb, points, labels, boxes, multimask: bool):
     return torch.stack(logits), torch.stack(ious)
 
 
-@pytest.mark.parametrize("impl", ["math", "sdpa"])
-def test_model_parity(pair, impl: str) -> None:
+@pytest.mark.parametrize(("impl", "n_images"), [("math", 1), ("sdpa", 2)])
+def test_model_parity(pair, impl: str, n_images: int) -> None:
     ref, ours = pair
     for m in ours.image_encoder.modules():
         if hasattr(m, "impl"):
             m.impl = impl
-    images = torch.randn(2, 3, 256, 256)
-    points, labels, boxes = random_prompts(2, 3, 2, 256, seed=1)
+    images = torch.randn(n_images, 3, 256, 256)
+    points, labels, boxes = random_prompts(n_images, 3, 2, 256, seed=1)
     with torch.inference_mode():
         out = ours(images, points, labels, boxes, multimask=True)
         emb = ref.image_encoder(images)
         ref_logits, ref_iou = _reference_decode(ref, emb, points, labels, boxes, True)
-    assert out.low_res_logits.shape == (2, 3, 3, 64, 64)
+    assert out.low_res_logits.shape == (n_images, 3, 3, 64, 64)
     torch.testing.assert_close(out.low_res_logits, ref_logits, atol=ATOL, rtol=0)
     torch.testing.assert_close(out.iou_predictions, ref_iou, atol=ATOL, rtol=0)
     assert mask_iou(out.low_res_logits > 0, ref_logits > 0).min() > 0.99

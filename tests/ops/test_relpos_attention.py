@@ -81,7 +81,8 @@ def test_triton_kernel_in_interpreter() -> None:
         print("ok")
     """)
     env = {**os.environ, "TRITON_INTERPRET": "1"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
 
 

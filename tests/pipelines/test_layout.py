@@ -145,3 +145,15 @@ def test_tabular_lines_are_short_lines_with_close_neighbours():
     )  # short lines 39 heights apart
     words = np.array([1, 4, 6, 6, 1, 1])
     assert tabular_lines(lines, words).tolist() == [True, True, False, False, False, False]
+
+
+def test_shaded_boxes_holding_words_are_not_figures():
+    page = np.full((800, 600, 3), 250, np.uint8)
+    page[100:300, 80:500] = 200  # a grey-shaded table cell area
+    boxes = []
+    for k in range(6):
+        y = 120 + 30 * k
+        page[y : y + 14, 100:480:9] = 0
+        boxes.append((95 / 600, (y - 2) / 800, 485 / 600, (y + 16) / 800))
+    assert find_regions(page, np.array(boxes)) == []
+    assert len(find_regions(page, np.zeros((0, 4)))) == 1  # without its words it is a dark area

@@ -17,12 +17,12 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vision.app.api.documents import ReadOptions, download_name, iter_pages, open_document
-from vision.app.api.runtime import Runtime, build_runtime
+from vision.app.api.runtime import Runtime, SamService, build_runtime
 from vision.app.api.settings import ServiceSettings
 from vision.errors import VisionError
 from vision.structures import Document, Page
 
-__all__ = ["SAMPLE_PAGE", "build_ui", "draw_words", "launch_ui", "mount_ui"]
+__all__ = ["SAMPLE_PAGE", "build_ui", "draw_words", "launch_ui", "mount_ui", "segment_at"]
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SAMPLE_PAGE = ASSETS / "sample_page.png"
@@ -106,10 +106,11 @@ def _downloads(doc: Document, name: str, video: bool) -> list[str]:
     return out
 
 
-def _segment_overlay(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Tint ``mask`` blue over ``image`` (both ``(H, W, ...)``)."""
+def segment_at(sam: SamService, image: np.ndarray, x: float, y: float) -> np.ndarray:
+    """The object under pixel ``(x, y)`` of an RGB ``(H, W, 3)`` image, tinted blue (its best mask)."""
+    best = sam.segment(image, points=np.array([[x, y]], dtype=np.float64), labels=np.array([1]))[0]
     out = image.astype(np.float32)
-    out[mask] = 0.45 * out[mask] + 0.55 * MASK_COLOR
+    out[best.mask] = 0.45 * out[best.mask] + 0.55 * MASK_COLOR
     return out.astype(np.uint8)
 
 
@@ -135,9 +136,7 @@ def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> g
         sam = runtime().sam
         if image is None or sam is None:
             raise gr.Error("Upload an image first.")
-        x, y = evt.index
-        masks = sam.segment(image, points=np.array([[x, y]], dtype=np.float64), labels=np.array([1]))
-        return _segment_overlay(image, masks[0].mask)
+        return segment_at(sam, image, *evt.index)
 
     with gr.Blocks(title="vision", analytics_enabled=False) as demo:
         gr.Markdown("# vision\nOCR of images, PDFs and videos: words boxed on each page, text, downloads.")

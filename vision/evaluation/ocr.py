@@ -165,6 +165,6 @@ def run(args: argparse.Namespace) -> int:
         for t, s in report[name].items():
             print(
                 f"  {name:<10} IoU>={t}: precision {s['precision']:.4f}  recall {s['recall']:.4f}  "
-                f"F1 {s['f1']:.4f}  ({s['tp']} / {s['n_pred']} predicted / {s['n_gt']} ground truth)"
+                f"F1 {s['f1']:.4f}  ({s['tp']} matched / {s['n_pred']} predicted / {s['n_gt']} ground truth)"
             )
     return 0

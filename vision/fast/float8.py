@@ -12,7 +12,7 @@ finish compiling in the ~5 minutes it had on the H200).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import nn

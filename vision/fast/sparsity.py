@@ -8,12 +8,12 @@ skip the zeros. Pruning changes the function: its accuracy cost on SAM is measur
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
-__all__ = ["prune_24", "is_24_sparse", "sparsify_24"]
+__all__ = ["is_24_sparse", "prune_24", "sparsify_24"]
 
 LinearFilter = Callable[[nn.Module, str], bool]
 

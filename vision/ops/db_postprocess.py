@@ -37,6 +37,8 @@ class DBParams:
         unclip_ratio: offset distance as a fraction of the kernel's short side (see module docstring).
         min_size: kernels whose short side is below this many pixels are dropped as noise.
         max_candidates: at most this many regions (largest first) are considered per page.
+        pad: a further offset in pixels of the map, for label conventions that pad word boxes by a fixed
+            few pixels around the ink (FUNSD's, per the evaluation README).
     """
 
     bin_thresh: float = 0.3
@@ -44,6 +46,7 @@ class DBParams:
     unclip_ratio: float = 0.5
     min_size: float = 2.0
     max_candidates: int = 3000
+    pad: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight:
         score = region_score(prob, contour)
         if score < params.box_thresh:
             continue
-        grown = unclip(contour.reshape(-1, 2) + 0.5, params.unclip_ratio * short)
+        grown = unclip(contour.reshape(-1, 2) + 0.5, params.unclip_ratio * short + params.pad)
         if len(grown) < 3:
             continue
         if straight:

@@ -12,8 +12,15 @@ import torch
 from torch import Tensor
 from torchvision.ops import batched_nms
 
-__all__ = ["stability_score", "masks_to_boxes", "point_grid", "crop_boxes", "box_nms", "boxes_near_crop_edge",
-           "mask_iou"]
+__all__ = [
+    "box_nms",
+    "boxes_near_crop_edge",
+    "crop_boxes",
+    "mask_iou",
+    "masks_to_boxes",
+    "point_grid",
+    "stability_score",
+]
 
 
 def stability_score(logits: Tensor, threshold: float = 0.0, offset: float = 1.0) -> Tensor:

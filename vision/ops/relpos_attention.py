@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-__all__ = ["AttentionImpl", "get_rel_pos", "decomposed_rel_pos", "relpos_attention", "triton_available"]
+__all__ = ["AttentionImpl", "decomposed_rel_pos", "get_rel_pos", "relpos_attention", "triton_available"]
 
 AttentionImpl = Literal["math", "sdpa", "triton"]
 _LOG2E = 1.4426950408889634

@@ -66,6 +66,7 @@ class LayoutOptions:
 
 
 CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)
+REGION_MAX_WORDS = 0.05  # figures hold at most a few labels; shaded tables and form boxes hold words
 _CHUNK = 1024  # rows of a pairwise cost matrix computed at once: bounds memory on pages with many words
 
 
@@ -347,8 +348,10 @@ def find_regions(
 
     Works at 1/8 scale: pixels that differ from the page background (its median grey) by more than 48 grey
     levels (a threshold above scanner noise and JPEG ringing, below any drawn content) are closed into
-    blobs after blanking the word boxes; blobs covering ``region_min_area`` of the page or more and filling
-    at least a quarter of their box are kept (the density test drops table grids and long rules).
+    blobs after blanking the word boxes. A blob is kept when its box covers ``region_min_area`` of the page
+    or more, its ink (before closing) fills at least a quarter of that box (drops ruled tables and form
+    grids) and words cover less than :data:`REGION_MAX_WORDS` of it (drops shaded tables and boxed form
+    fields, which hold text). Measured with ``benchmarks/regions_check.py``.
 
     Args:
         image: ``(H, W, 3)`` uint8 upright page.
@@ -363,14 +366,17 @@ def find_regions(
     )
     sh, sw = small.shape
     ink = (np.abs(small.astype(np.int16) - int(np.median(small))) > 48).astype(np.uint8)
+    words = np.zeros_like(ink)
     for x0, y0, x1, y1 in np.asarray(word_boxes, dtype=np.float64).reshape(-1, 4):
-        ink[int(y0 * sh) : int(np.ceil(y1 * sh)) + 1, int(x0 * sw) : int(np.ceil(x1 * sw)) + 1] = 0
-    ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        words[int(y0 * sh) : int(np.ceil(y1 * sh)) + 1, int(x0 * sw) : int(np.ceil(x1 * sw)) + 1] = 1
+    ink *= 1 - words
+    blobs = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
     regions = []
-    for x, y, bw, bh, area in stats[1:count]:
-        if bw * bh >= options.region_min_area * sw * sh and area >= 0.25 * bw * bh:
-            regions.append(
-                Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0)))
-            )
+    for x, y, bw, bh, _ in stats[1:count]:
+        if bw * bh < options.region_min_area * sw * sh or ink[y : y + bh, x : x + bw].mean() < 0.25:
+            continue
+        if words[y : y + bh, x : x + bw].mean() >= REGION_MAX_WORDS:
+            continue
+        regions.append(Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0))))
     return regions

@@ -21,8 +21,16 @@ from vision.errors import VisionError
 from vision.io.page import PageImage
 from vision.ops.boxes import order_quad
 
-__all__ = ["RectifyResult", "RectifyStage", "PageNotFound", "page_mask_opencv", "page_mask_sam", "fit_quad",
-           "warp_quad", "rectify"]
+__all__ = [
+    "PageNotFound",
+    "RectifyResult",
+    "RectifyStage",
+    "fit_quad",
+    "page_mask_opencv",
+    "page_mask_sam",
+    "rectify",
+    "warp_quad",
+]
 
 _WORK_SIDE = 1024  # detection runs on a copy whose long side is this (corners are scaled back)
 _MAX_FILL = 0.97  # a "page" covering more of the photo leaves no background: it is a scan, or nothing was found

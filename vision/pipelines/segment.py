@@ -4,14 +4,15 @@ on a :class:`~vision.structures.Page`, so they export with the rest of a documen
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from vision.io.page import PageImage
 from vision.structures import Document, Page, Region
 
-__all__ = ["segment_image", "segment_document"]
+__all__ = ["segment_document", "segment_image"]
 
 
 def segment_image(image: np.ndarray | PageImage, predictor: Any, *, points: Sequence[Sequence[float]] | None = None,

@@ -19,7 +19,7 @@ from vision.models.detection.predictor import DetectionPredictor, fit_page, pick
 from vision.ops.db_postprocess import DBParams, db_postprocess
 from vision.training.detection_data import DataConfig, validation_pages
 
-__all__ = ["validate", "UNCLIP_SWEEP", "BIN_SWEEP"]
+__all__ = ["validate", "calibrate", "UNCLIP_SWEEP", "BIN_SWEEP"]
 
 UNCLIP_SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BIN_SWEEP = (0.2, 0.3, 0.4)
@@ -36,8 +36,8 @@ def _score(params: DBParams) -> Counts:
 
 
 def _row(params: DBParams, c: Counts) -> dict[str, Any]:
-    return {"unclip_ratio": params.unclip_ratio, "bin_thresh": params.bin_thresh, "box_thresh": params.box_thresh,
-            "precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4)}
+    return {"unclip_ratio": params.unclip_ratio, "pad": params.pad, "bin_thresh": params.bin_thresh,
+            "box_thresh": params.box_thresh, "precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4)}
 
 
 def _sweep(settings: list[DBParams], deadline: float) -> list[dict[str, Any]]:
@@ -52,32 +52,57 @@ def _sweep(settings: list[DBParams], deadline: float) -> list[dict[str, Any]]:
 
 
 @torch.inference_mode()
-def validate(model: DBNet, data: DataConfig, device: torch.device, limit: int | None = None,
-             budget_s: float = 90.0) -> dict[str, Any]:
-    """F1 of ``model`` on held-out pages: every ``unclip_ratio`` in :data:`UNCLIP_SWEEP` at the default
-    binarization threshold, then every threshold in :data:`BIN_SWEEP` at the best ratio.
-
-    Returns ``{"pages", "default": row, "best": row, "sweep": [rows]}``, rows holding the settings and
-    precision/recall/F1; stops sweeping after ``budget_s`` seconds.
-    """
+def _load_pages(model: DBNet, data: DataConfig, device: torch.device, limit: int | None,
+                label_pad: float) -> int:
+    """Fill :data:`_PAGES` with probability maps of the held-out pages and their (padded) label boxes."""
     global _PAGES
-    deadline = time.time() + budget_s
     pages = validation_pages(data)[:limit]
-    if not pages:
-        return {"pages": 0}
     pred = DetectionPredictor(DBProbability(model).eval(), mean=model.config.mean, std=model.config.std,
                               device=device)
     _PAGES = []
     for image, boxes in pages:
         canvas, (h, w) = fit_page(image, pick_shape(*image.shape[:2]))
         prob = pred.probabilities(canvas[None])[0, :h, :w]
-        _PAGES.append((prob, np.asarray(boxes, np.float64) * np.array([w / image.shape[1], h / image.shape[0]] * 2)))
+        truth = np.asarray(boxes, np.float64) * np.array([w / image.shape[1], h / image.shape[0]] * 2)
+        _PAGES.append((prob, truth + np.array([-label_pad, -label_pad, label_pad, label_pad])))
+    return len(pages)
+
+
+def validate(model: DBNet, data: DataConfig, device: torch.device, limit: int | None = None,
+             budget_s: float = 90.0, label_pad: float = 0.0) -> dict[str, Any]:
+    """F1 of ``model`` on held-out pages: every ``unclip_ratio`` in :data:`UNCLIP_SWEEP` at the default
+    binarization threshold, then every threshold in :data:`BIN_SWEEP` at the best ratio.
+
+    Args:
+        label_pad: pixels added around every label box (to score against a padded box convention).
+
+    Returns ``{"pages", "default": row, "best": row, "sweep": [rows]}``, rows holding the settings and
+    precision/recall/F1; stops sweeping after ``budget_s`` seconds.
+    """
+    deadline = time.time() + budget_s
+    n = _load_pages(model, data, device, limit, label_pad)
+    if not n:
+        return {"pages": 0}
     base = DBParams()
     rows = _sweep([DBParams(unclip_ratio=u, bin_thresh=base.bin_thresh) for u in UNCLIP_SWEEP], deadline)
     best_u = max(rows, key=lambda r: r["f1"])["unclip_ratio"] if rows else base.unclip_ratio
     rows += _sweep([DBParams(unclip_ratio=best_u, bin_thresh=b) for b in BIN_SWEEP if b != base.bin_thresh], deadline)
-    _PAGES = []
     default = next((r for r in rows if r["unclip_ratio"] == base.unclip_ratio
                     and r["bin_thresh"] == base.bin_thresh), None)
-    return {"pages": len(pages), "default": default, "best": max(rows, key=lambda r: r["f1"]) if rows else None,
-            "sweep": rows}
+    return {"pages": n, "label_pad": label_pad, "default": default,
+            "best": max(rows, key=lambda r: r["f1"]) if rows else None, "sweep": rows}
+
+
+def calibrate(model: DBNet, data: DataConfig, device: torch.device, *, label_pad: float,
+              unclip: tuple[float, ...] = (0.3, 0.4, 0.5), pad: tuple[float, ...] = (0, 1, 2, 3, 4),
+              budget_s: float = 600.0) -> dict[str, Any]:
+    """Grid of ``unclip_ratio`` x ``pad`` scored against labels padded by ``label_pad`` pixels.
+
+    This is how the shipped post-processing is chosen for a box convention (e.g. "padded a few pixels
+    around the ink") on our own held-out pages; see docs/models/detection.md.
+    """
+    deadline = time.time() + budget_s
+    n = _load_pages(model, data, device, None, label_pad)
+    rows = _sweep([DBParams(unclip_ratio=u, pad=p) for u in unclip for p in pad], deadline)
+    return {"pages": n, "label_pad": label_pad, "best": max(rows, key=lambda r: r["f1"]) if rows else None,
+            "sweep": sorted(rows, key=lambda r: (r["unclip_ratio"], r["pad"]))}

@@ -53,6 +53,7 @@ class RecognitionTrainConfig:
     min_lr_ratio: float = 0.02
     ema_decay: float = 0.999
     grad_clip: float = 5.0
+    group_batches: int = 1  # >1: batches of similar widths padded to their own bucket (as at inference)
     epoch_steps: int = 2000
     val_size: int = 2048
     workers: int = 15
@@ -66,21 +67,26 @@ class TimeCosine:
     def __init__(self, optimizer: torch.optim.Optimizer, cfg: RecognitionTrainConfig) -> None:
         self.optimizer, self.cfg = optimizer, cfg
         self.seconds = 0.0
+        self.first_step = 0  # warm-up counts from here (a restarted schedule warms up again)
+
+    def restart(self, step: int) -> None:
+        """Begin a new schedule at ``step`` (fine-tuning from a checkpoint with a new ``lr``)."""
+        self.seconds, self.first_step = 0.0, step
 
     def step(self, step: int, seconds: float) -> float:
         self.seconds += seconds
         progress = min(1.0, self.seconds / (60.0 * self.cfg.schedule_minutes))
         cosine = self.cfg.min_lr_ratio + (1 - self.cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
-        lr = self.cfg.lr * min(1.0, (step + 1) / self.cfg.warmup_steps) * cosine
+        lr = self.cfg.lr * min(1.0, (step - self.first_step + 1) / self.cfg.warmup_steps) * cosine
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         return lr
 
     def state_dict(self) -> dict[str, float]:
-        return {"seconds": self.seconds}
+        return {"seconds": self.seconds, "first_step": self.first_step}
 
     def load_state_dict(self, state: dict[str, float]) -> None:
-        self.seconds = float(state["seconds"])
+        self.seconds, self.first_step = float(state["seconds"]), int(state.get("first_step", 0))
 
 
 def _renderer(cfg: RecognitionTrainConfig):  # noqa: ANN202  (WordRenderer; imported lazily: PIL/cv2/fontTools)
@@ -145,7 +151,8 @@ def validate(model: torch.nn.Module, samples: list, device: torch.device, width:
 
 
 def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
-          max_steps: int = 0, bench_seconds: float = 0.0) -> dict[str, Any]:
+          max_steps: int = 0, bench_seconds: float = 0.0, restart_schedule: bool = False,
+          reserve_seconds: float = 45.0) -> dict[str, Any]:
     """Run (or continue) training; returns the last log record. See the module docstring."""
     from vision.training.synth.word_batches import SyntheticWordBatches, render_fixed_set
 
@@ -164,10 +171,12 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         step, history = state.step, state.extra.get("history", [])
         ema.load_state_dict(state.extra["ema"])
         print(f"resumed {resume} at step {step} ({sched.seconds:.0f} s trained)", flush=True)
+        if restart_schedule:
+            sched.restart(step)
     renderer = _renderer(cfg)
     val = render_fixed_set(renderer, cfg.val_size, seed=10**6 + cfg.seed)
     loader = torch.utils.data.DataLoader(
-        SyntheticWordBatches(renderer, cfg.batch_size, cfg.width, cfg.seed, step), batch_size=None,
+        SyntheticWordBatches(renderer, cfg.batch_size, cfg.width, cfg.seed, step, cfg.group_batches), batch_size=None,
         num_workers=cfg.workers, pin_memory=device.type == "cuda", prefetch_factor=_prefetch(cfg) if cfg.workers else None,
         persistent_workers=cfg.workers > 0)
     batches = iter(loader)
@@ -178,11 +187,10 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
     print(f"torch.compile: {use_compile}", flush=True)
     step_fn = torch.compile(model) if use_compile else model
-    frames = torch.full((cfg.batch_size,), cfg.width // STRIDE, dtype=torch.long)  # CPU int64: no host sync
     ema_params, params = list(ema.parameters()), list(model.parameters())
     out.mkdir(parents=True, exist_ok=True)
     log = {"step": step}
-    deadline = t_start + 60 * max_minutes - 45 if max_minutes else math.inf  # 45 s for val + save
+    deadline = t_start + 60 * max_minutes - reserve_seconds if max_minutes else math.inf  # left for val + save
     t_last, seen, loss_sum, wait = time.perf_counter(), 0, torch.zeros((), device=device), 0.0
     while True:
         t0 = time.perf_counter()
@@ -199,7 +207,7 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
                 step_fn = model
                 logits = model(images)
         loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
-                        frames[:len(batch.lengths)])
+                        torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
@@ -250,7 +258,7 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt = _optimizer(model, cfg)
     images, targets = batch.images.to(device).float() / 255, batch.targets.to(device)
-    frames = torch.full((len(batch.lengths),), cfg.width // STRIDE, dtype=torch.long)
+    frames = torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long)
     for i in range(25):
         if i == 5:
             torch.cuda.synchronize() if device.type == "cuda" else None
@@ -290,6 +298,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-minutes", type=float, default=0.0, help="wall-clock budget (0: none)")
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: none)")
     parser.add_argument("--bench-data", type=float, default=0.0, help="first time the generator for N s")
+    parser.add_argument("--restart-schedule", action="store_true",
+                        help="on --resume, start a new warm-up + cosine schedule (fine-tuning)")
+    parser.add_argument("--reserve-seconds", type=float, default=45.0,
+                        help="seconds of --max-minutes kept for the final validation and save")
 
 
 def _config(args: argparse.Namespace) -> RecognitionTrainConfig:
@@ -310,7 +322,8 @@ def run(args: argparse.Namespace) -> int:
     """Entry point shared by the CLI and ``python -m``."""
     cfg = _config(args)
     train(cfg, Path(args.out), resume=Path(args.resume) if args.resume else None, max_minutes=args.max_minutes,
-          max_steps=args.max_steps, bench_seconds=args.bench_data)
+          max_steps=args.max_steps, bench_seconds=args.bench_data, restart_schedule=args.restart_schedule,
+          reserve_seconds=args.reserve_seconds)
     return 0
 
 

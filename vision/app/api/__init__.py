@@ -8,6 +8,7 @@ batching), ``jobs`` + ``job_runner`` + ``job_service`` (persistent jobs), ``metr
 from __future__ import annotations
 
 import importlib.util
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -26,6 +27,8 @@ from vision.io.page import PageImage
 from vision.structures import Document
 
 __all__ = ["ServiceSettings", "app_from_env", "create_app"]
+
+log = logging.getLogger(__name__)
 
 _FORM_OVERHEAD = 1 << 20  # multipart headers and the small option fields, on top of the file itself
 
@@ -80,7 +83,9 @@ def create_app(
     app.include_router(jobs.router)
     if segmentation_enabled(settings):
         app.include_router(segment.router)
-    if settings.ui:
+    if settings.ui and importlib.util.find_spec("gradio") is None:
+        log.warning("gradio is not installed (pip install 'vision-ocr[ui]'): no UI at /ui")
+    elif settings.ui:
         from vision.app.ui import mount_ui
 
         mount_ui(app, settings, segmentation=segmentation_enabled(settings))

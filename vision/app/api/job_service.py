@@ -1,8 +1,9 @@
-"""Jobs for long work: a multi-page document is OCR'd in checkpointed chunks, a video in one pass.
+"""Jobs for long work: documents and videos OCR'd in checkpointed chunks through the shared OCR service.
 
-Document jobs write each finished page to ``<job>/pages/NNNNNN.json`` before recording progress, so a job
-interrupted by a crash resumes at its first missing page. Video jobs restart from the beginning (the
-timeline merge needs every frame). All model calls go through the shared :class:`OcrService`.
+Each finished chunk of pages (or frames) is written to ``<job>/pages/NNNNNN.json`` before progress is
+recorded, so a job interrupted by a crash resumes at its first page without a checkpoint; a resumed video
+starts sampling there, and its timeline is merged over all frames at the end. All model calls go through
+the shared :class:`~vision.app.api.runtime.OcrService` (and its dynamic batcher).
 """
 
 from __future__ import annotations

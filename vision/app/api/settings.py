@@ -65,7 +65,9 @@ class BatchSettings(_Group):
 
     max_size: int = Field(16, gt=0, description="most pages in one model batch")
     max_wait_ms: float = Field(5.0, ge=0, description="longest wait for more requests once one is queued")
-    max_queue: int = Field(1_024, gt=0, description="most queued pages before requests are refused with 503")
+    max_queue: int = Field(
+        256, gt=0, description="most queued pages (decoded, in memory) before requests are refused with 503"
+    )
 
 
 class ModelSettings(_Group):

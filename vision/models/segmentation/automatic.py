@@ -14,7 +14,14 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from vision.models.segmentation.predictor import SamPredictor, as_rgb
-from vision.ops.masks import box_nms, boxes_near_crop_edge, crop_boxes, masks_to_boxes, point_grid, stability_score
+from vision.ops.masks import (
+    box_nms,
+    boxes_near_crop_edge,
+    crop_boxes,
+    masks_to_boxes,
+    point_grid,
+    stability_score,
+)
 from vision.structures import Region
 
 __all__ = ["AutoMaskConfig", "SamAutomaticMaskGenerator"]

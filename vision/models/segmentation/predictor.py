@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -25,7 +26,7 @@ from vision.models.segmentation.sam.sam import Sam
 from vision.ops.masks import masks_to_boxes
 from vision.structures import Region
 
-__all__ = ["SamPredictor", "MaskPrediction", "sam_predictor", "as_rgb"]
+__all__ = ["MaskPrediction", "SamPredictor", "as_rgb", "sam_predictor"]
 
 
 def as_rgb(image: Any) -> np.ndarray:

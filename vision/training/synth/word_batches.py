@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from vision.models.recognition.preprocess import batch_crops
+from vision.models.recognition.preprocess import batch_crops, bucket_width
 from vision.models.recognition.vocab import encode
 from vision.training.synth.words import WordRenderer
 
@@ -45,17 +45,26 @@ class SyntheticWordBatches(IterableDataset):
     """Endless stream of :class:`WordBatch` (use with ``DataLoader(batch_size=None)``)."""
 
     def __init__(self, renderer: WordRenderer, batch_size: int, width: int, seed: int = 0,
-                 start_step: int = 0) -> None:
+                 start_step: int = 0, group: int = 1) -> None:
         super().__init__()
         self.renderer, self.batch_size, self.width = renderer, batch_size, width
-        self.seed, self.start_step = seed, start_step
+        self.seed, self.start_step, self.group = seed, start_step, group
 
     def __iter__(self) -> Iterator[WordBatch]:
         info = get_worker_info()
         worker = info.id if info is not None else 0
         rng = np.random.default_rng([self.seed, self.start_step, worker])
         while True:
-            yield collate_words([self.renderer(rng) for _ in range(self.batch_size)], self.width)
+            if self.group <= 1:  # every batch padded to the full width
+                yield collate_words([self.renderer(rng) for _ in range(self.batch_size)], self.width)
+                continue
+            # Width-bucketed like the predictor: render `group` batches, sort by width, pad each to its bucket.
+            samples = sorted((self.renderer(rng) for _ in range(self.group * self.batch_size)),
+                             key=lambda s: s[0].shape[1])
+            chunks = [samples[i:i + self.batch_size] for i in range(0, len(samples), self.batch_size)]
+            for k in rng.permutation(len(chunks)):
+                widest = chunks[k][-1][0].shape[1]
+                yield collate_words(chunks[k], min(self.width, bucket_width(widest)))
 
 
 def render_fixed_set(renderer: WordRenderer, n: int, seed: int) -> list[tuple[np.ndarray, str]]:

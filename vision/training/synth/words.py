@@ -37,6 +37,7 @@ class WordSynthConfig:
     scan_height: tuple[int, int] = (11, 44)  # crop height in scan pixels before the final resize
     p_low_res: float = 0.6  # share of crops whose scan height is drawn from the low half (11-24 px)
     p_neighbours: float = 0.35
+    p_sliver: float = 0.0  # given a neighbour, chance that the crop reaches into it
     p_lines: float = 0.2
     p_underline: float = 0.12
     p_rules: float = 0.15
@@ -90,10 +91,13 @@ class WordRenderer:
             return None
         px = int(_SIZES[int(rng.integers(len(_SIZES)))])
         px = int(np.clip(px, *cfg.font_px))
-        canvas, box = self._draw_line(text, font_idx, px, rng)
+        canvas, box, gaps = self._draw_line(text, font_idx, px, rng)
         if rng.random() < cfg.p_rotate:
             canvas, box = _rotate(canvas, box, rng.normal(0, cfg.max_degrees / 2.5), cfg.max_degrees)
-        cover = _crop(canvas, box, rng)
+        # Slivers: a detector's box often ends inside the gap to the next word, or just past its first stroke.
+        slivers = [g + float(rng.uniform(1, 0.2 * px)) if g is not None and rng.random() < cfg.p_sliver else None
+                   for g in gaps]
+        cover = _crop(canvas, box, rng, slivers)
         ink = int(rng.integers(0, 90))
         grey = (255 - cover.astype(np.uint16) * (255 - ink) // 255).astype(np.uint8)
         crop = self._colourise(grey, rng)
@@ -126,9 +130,10 @@ class WordRenderer:
         return None
 
     def _draw_line(self, text: str, font_idx: int, px: int,
-                   rng: np.random.Generator) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+                   rng: np.random.Generator) -> tuple[np.ndarray, tuple[float, float, float, float],
+                                                      list[float | None]]:
         """Ink coverage canvas (uint8, 255 = ink) with neighbours, the word, lines above/below, underline and
-        rules; returns it with the word's box."""
+        rules; returns it with the word's box and the pixel gaps to the left/right neighbours (None: none)."""
         cfg, path = self.config, self.paths[font_idx]
         ascent, descent = self.glyphs.metrics(path, px)
         space = self.glyphs.glyph(path, px, " ").advance or px * 0.3
@@ -141,14 +146,20 @@ class WordRenderer:
         base = 2 * px
         canvas = np.zeros((4 * px + word.mask.shape[0], width), np.uint8)
         x = px
+        ink_gaps: list[float | None] = [None, None]
         if left is not None:
             _paste(canvas, left, x, base)
+            left_ink_end = x + left.ink_box[2]
             x += int(left.mask.shape[1] + gaps[0])
         _paste(canvas, word, x, base)
         wx0, wy0, wx1, wy1 = word.ink_box
         box = (x + wx0, base - word.baseline + wy0, x + wx1, base - word.baseline + wy1)
+        if left is not None:
+            ink_gaps[0] = max(0.0, box[0] - left_ink_end)
         if right is not None:
-            _paste(canvas, right, int(x + word.mask.shape[1] + gaps[1]), base)
+            rx = int(x + word.mask.shape[1] + gaps[1])
+            _paste(canvas, right, rx, base)
+            ink_gaps[1] = max(0.0, rx + right.ink_box[0] - box[2])
         if rng.random() < cfg.p_lines:  # the lines above/below intrude into loose crops
             gap = int(float(rng.uniform(0.95, 1.5)) * px)
             for sign in (-1, 1):
@@ -161,7 +172,7 @@ class WordRenderer:
         if rng.random() < cfg.p_bold:  # fake bold / ink spread at render resolution
             kernel = np.ones((1 + int(rng.random() < 0.5), 2), np.uint8)
             canvas = cv2.dilate(canvas, kernel)
-        return canvas, box
+        return canvas, box, ink_gaps
 
     def _draw_rules(self, canvas: np.ndarray, box: tuple[float, float, float, float], base: int, px: int,
                     rng: np.random.Generator) -> None:
@@ -253,13 +264,17 @@ def _rotate(canvas: np.ndarray, box: tuple[float, float, float, float], angle: f
     return out, (pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max())
 
 
-def _crop(canvas: np.ndarray, box: tuple[float, float, float, float], rng: np.random.Generator) -> np.ndarray:
-    """Cut the word box with random (mostly small, sometimes loose or slightly cutting) margins."""
+def _crop(canvas: np.ndarray, box: tuple[float, float, float, float], rng: np.random.Generator,
+          slivers: Sequence[float | None] = (None, None)) -> np.ndarray:
+    """Cut the word box with random (mostly small, sometimes loose or slightly cutting) margins; a side with
+    a ``slivers`` distance gets exactly that margin (reaching into the neighbouring word)."""
     x0, y0, x1, y1 = box
     h = max(y1 - y0, 2.0)
     loose = rng.random() < 0.12
     top, bottom = (rng.uniform(-0.04, 0.5 if loose else 0.22, 2) * h)
     lm, rm = (rng.uniform(-0.02, 0.8 if loose else 0.3, 2) * h)
+    lm = slivers[0] if slivers[0] is not None else lm
+    rm = slivers[1] if slivers[1] is not None else rm
     r0, r1 = int(max(0, np.floor(y0 - top))), int(min(canvas.shape[0], np.ceil(y1 + bottom)))
     c0, c1 = int(max(0, np.floor(x0 - lm))), int(min(canvas.shape[1], np.ceil(x1 + rm)))
     if r1 - r0 < 2 or c1 - c0 < 2:

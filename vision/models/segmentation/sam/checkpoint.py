@@ -14,8 +14,8 @@ import shutil
 import tempfile
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import torch
 from torch import Tensor
@@ -23,7 +23,7 @@ from torch import Tensor
 from vision.errors import WeightsError
 from vision.models.segmentation.sam.sam import CONFIGS, Sam, build_sam
 
-__all__ = ["convert_official", "read_state_dict", "load_sam", "infer_variant", "default_cache_dir"]
+__all__ = ["convert_official", "default_cache_dir", "infer_variant", "load_sam", "read_state_dict"]
 
 _PREFIXES = ("module.", "model.", "sam.")
 _UNUSED = ("pixel_mean", "pixel_std")  # buffers of some re-saved reference models; the predictor normalises

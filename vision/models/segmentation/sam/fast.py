@@ -21,7 +21,7 @@ from vision.models.segmentation.sam.image_encoder import Block
 from vision.models.segmentation.sam.sam import Sam
 from vision.ops.relpos_attention import AttentionImpl
 
-__all__ = ["FastOptions", "LADDER", "apply_fast", "StaticBatchEncoder", "set_attention_impl"]
+__all__ = ["LADDER", "FastOptions", "StaticBatchEncoder", "apply_fast", "set_attention_impl"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class FastOptions:
     def torch_dtype(self) -> torch.dtype:
         return torch.bfloat16 if self.dtype == "bfloat16" else torch.float32
 
-    def replace(self, **changes: object) -> "FastOptions":
+    def replace(self, **changes: object) -> FastOptions:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 

@@ -14,7 +14,7 @@ from torch import Tensor, nn
 
 from vision.models.segmentation.sam.image_encoder import LayerNorm2d
 
-__all__ = ["PromptEncoder", "PositionEmbeddingRandom"]
+__all__ = ["PositionEmbeddingRandom", "PromptEncoder"]
 
 
 class PositionEmbeddingRandom(nn.Module):

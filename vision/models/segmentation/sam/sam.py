@@ -7,7 +7,7 @@ No weights ship (the official checkpoints are 375 MB to 2.5 GB): load them with
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import torch
@@ -18,7 +18,7 @@ from vision.models.segmentation.sam.image_encoder import EncoderConfig, ImageEnc
 from vision.models.segmentation.sam.mask_decoder import MaskDecoder, TwoWayTransformer
 from vision.models.segmentation.sam.prompt_encoder import PromptEncoder
 
-__all__ = ["SamConfig", "Sam", "SamOutput", "CONFIGS", "build_sam", "sam_vit_b", "sam_vit_l", "sam_vit_h", "sam_test"]
+__all__ = ["CONFIGS", "Sam", "SamConfig", "SamOutput", "build_sam", "sam_test", "sam_vit_b", "sam_vit_h", "sam_vit_l"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class SamConfig:
         pixel_mean / pixel_std: RGB normalisation applied by the predictor (0-255 scale).
     """
 
-    encoder: EncoderConfig = EncoderConfig()
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
     prompt_embed_dim: int = 256
     mask_in_chans: int = 16
     decoder_depth: int = 2
