@@ -1,7 +1,7 @@
 """``vision.recognition_predictor()``: word/line crops of any size in, ``(text, confidence)`` out.
 
 Pre-processing keeps each crop's aspect ratio (height 32, see :mod:`.preprocess`) and groups crops by
-width into buckets (multiples of 32 px up to ``max_width``): every batch has one static shape, which
+width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every batch has one static shape, which
 ``torch.compile`` specialises on, and padding stays under 32 columns per crop (the padded frames are
 also excluded from decoding). Crops wider than ``max_width`` are split into overlapping chunks whose
 per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get
@@ -45,13 +45,13 @@ class RecognitionPredictor:
     """Callable ``crops -> [(text, confidence), ...]`` in input order (see the module docstring)."""
 
     def __init__(self, model: nn.Module | Any, *, arch: str, device: torch.device, dtype: torch.dtype,
-                 batch_size: int = 128, max_width: int = 256, overlap: int = 64, rotate_tall: bool = True,
-                 pad_batches: bool = False, workers: int | None = None) -> None:
-        if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width:
-            raise ValueError("max_width must be a multiple of 32 and overlap a multiple of 4 below it")
+                 batch_size: int = 128, max_width: int = 192, overlap: int = 64, rotate_tall: bool = True,
+                 pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None) -> None:
+        if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width or bucket % BUCKET:
+            raise ValueError("max_width and bucket must be multiples of 32, overlap a multiple of 4 below max_width")
         self.model, self.arch, self.device, self.dtype = model, arch, device, dtype
         self.batch_size, self.max_width, self.overlap = batch_size, max_width, overlap
-        self.rotate_tall, self.pad_batches = rotate_tall, pad_batches
+        self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
         self.workers = workers or min(8, os.cpu_count() or 1)
 
     # -- public ------------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ class RecognitionPredictor:
         """Run the model bucket by bucket; decode each piece, and keep the frames ``[T, C]`` of ``keep``."""
         buckets: dict[int, list[int]] = {}
         for i, p in enumerate(pieces):
-            buckets.setdefault(bucket_width(p.image.shape[1]), []).append(i)
+            buckets.setdefault(min(bucket_width(p.image.shape[1], self.bucket), self.max_width), []).append(i)
         paths: list[CTCPath | None] = [None] * len(pieces)
         frames: dict[int, torch.Tensor] = {}
         for width, idx in sorted(buckets.items()):

@@ -1,0 +1,51 @@
+"""The shipped detection weights: registry records checked against the files, and a semantic check."""
+
+import hashlib
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.models import get_entry, get_model, list_models
+from vision.models.detection.predictor import detection_predictor
+from vision.ops.boxes import box_iou
+from vision.ops.db_postprocess import DBParams
+
+SHIPPED = [n for n in list_models(task="detection") if get_entry(n).weights is not None]
+
+
+def test_the_default_detector_ships_weights():
+    assert "db_mobilenet_v3_large" in SHIPPED
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_weights_record_matches_file_and_model(name):
+    w = get_entry(name).weights
+    data = w.path.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == w.sha256
+    assert len(data) == w.meta["file_bytes"] < 30 * 1024**2
+    model = get_model(name)  # loads strictly through the registry (checksum verified)
+    assert sum(p.numel() for p in model.parameters()) == w.meta["num_params"]
+    assert {"recipe", "data", "metrics", "postprocess", "input_shapes"} <= set(w.meta)
+    DBParams(**w.meta["postprocess"])  # the recorded settings are valid post-processing fields
+    assert w.meta["recipe"]["config"]["arch"] == name
+    for score in w.meta["metrics"].values():
+        assert all(0 <= v <= 1 for v in (score.values() if isinstance(score, dict) else [score]))
+
+
+def test_shipped_detector_finds_printed_words():
+    """Semantic check: a clean rendered line of words comes back as one box per word."""
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 28)
+    page = Image.new("RGB", (900, 300), "white")
+    draw = ImageDraw.Draw(page)
+    words, x, truth = ["Invoice", "number", "12345", "dated", "2024-05-01"], 40, []
+    for w in words:
+        draw.text((x, 130), w, font=font, fill="black", anchor="ls")
+        l, t, r, b = draw.textbbox((x, 130), w, font=font, anchor="ls")
+        truth.append([l, t, r, b])
+        x = r + font.getlength(" ")
+    result = detection_predictor(device="cpu")([np.asarray(page)])[0]
+    assert len(result) == len(words)
+    pred = result.boxes * np.array([900, 300, 900, 300])
+    assert box_iou(np.asarray(truth, float), pred).max(axis=1).min() > 0.5
+    assert result.scores.min() > 0.5

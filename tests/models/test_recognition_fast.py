@@ -1,0 +1,63 @@
+"""Opt-in fast paths read the same strings as fp32 eager on >= 99% of fixed rendered crops."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from vision.fast.compile import compile_model
+from vision.fast.onnx import OnnxRunner, export_onnx
+from vision.fast.precision import to_bf16
+from vision.fast.quantize import quantize_int8
+from vision.models import get_model
+from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
+
+from _reco_crops import word_set
+
+CROPS, _ = word_set(24)  # >= 99% agreement on 24 crops: all of them
+
+
+@pytest.fixture(scope="module")
+def reference() -> list[str]:
+    return [t for t, _ in recognition_predictor(device="cpu")(CROPS)]
+
+
+def _agreement(texts: list[str], reference: list[str]) -> float:
+    return sum(a == b for a, b in zip(texts, reference)) / len(reference)
+
+
+def _predictor(model: object, dtype: torch.dtype = torch.float32, **kw: object) -> RecognitionPredictor:
+    return RecognitionPredictor(model, arch="crnn_mobilenet_small", device=torch.device("cpu"), dtype=dtype, **kw)
+
+
+def test_bf16(reference: list[str]) -> None:
+    texts = [t for t, _ in recognition_predictor(device="cpu", dtype=torch.bfloat16)(CROPS)]
+    assert _agreement(texts, reference) >= 0.99
+
+
+def test_int8_dynamic(reference: list[str]) -> None:
+    model = quantize_int8(get_model("crnn_mobilenet_small"), device="cpu")
+    assert any("quantized" in type(m).__module__ for m in model.modules())
+    assert _agreement([t for t, _ in _predictor(model)(CROPS)], reference) >= 0.99
+
+
+def test_compile(reference: list[str]) -> None:
+    # aot_eager: the dynamo capture + AOT autograd path; inductor's CPU codegen takes minutes on CI's 2 cores
+    # (its parity on GPU is checked by benchmarks/recognition.py --device cuda).
+    model = compile_model(get_model("crnn_mobilenet_small"), backend="aot_eager")
+    # one static shape [24, 3, 32, 192]: a single bucket, batches padded to batch_size
+    texts = [t for t, _ in _predictor(model, batch_size=24, pad_batches=True, bucket=192)(CROPS)]
+    assert _agreement(texts, reference) >= 0.99
+
+
+def test_onnx(tmp_path, reference: list[str]) -> None:
+    model = get_model("crnn_mobilenet_small")
+    path = export_onnx(model, tmp_path / "reco.onnx", torch.rand(2, 3, 32, 96))
+    assert path.stat().st_size > 1_000_000
+    texts = [t for t, _ in _predictor(OnnxRunner(path))(CROPS)]
+    assert _agreement(texts, reference) >= 0.99
+
+
+def test_to_bf16_casts_parameters() -> None:
+    model = to_bf16(get_model("crnn_mobilenet_small", weights=None))
+    assert {p.dtype for p in model.parameters()} == {torch.bfloat16}

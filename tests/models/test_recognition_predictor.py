@@ -1,0 +1,83 @@
+"""recognition_predictor: input forms, order, buckets, long-crop splitting, tall crops, errors, reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+import vision
+from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.models.recognition.preprocess import InvalidCrop, bucket_width, resize_to_height
+
+from _reco_crops import render_word, word_set
+
+
+@pytest.fixture(scope="module")
+def predictor() -> RecognitionPredictor:
+    return recognition_predictor(device="cpu", batch_size=32)
+
+
+def test_public_entry_point_and_defaults(predictor: RecognitionPredictor) -> None:
+    assert vision.recognition_predictor is recognition_predictor
+    assert predictor.arch == "crnn_mobilenet_small" and predictor.device.type == "cpu"
+
+
+def test_reads_rendered_words(predictor: RecognitionPredictor) -> None:
+    crops, texts = word_set(60)
+    results = predictor(crops)
+    assert len(results) == len(texts)
+    correct = sum(text == truth for (text, _), truth in zip(results, texts))
+    assert correct / len(texts) >= 0.9, [(t, r) for (r, _), t in zip(results, texts) if r != t]
+    assert all(0.0 <= conf <= 1.0 for _, conf in results)
+
+
+def test_input_forms_give_the_same_reading(predictor: RecognitionPredictor) -> None:
+    arr = render_word("Invoice", size=24)
+    forms = [arr, Image.fromarray(arr), torch.from_numpy(arr).permute(2, 0, 1), torch.from_numpy(arr),
+             arr.astype(np.float32) / 255, Image.fromarray(arr).convert("L"), np.asarray(Image.fromarray(arr).convert("L"))]
+    texts = [t for t, _ in predictor(forms)]
+    assert texts == ["Invoice"] * len(forms)
+
+
+def test_order_is_kept_across_buckets(predictor: RecognitionPredictor) -> None:
+    words = ["a", "TOTAL", "Tobacco", "12/31/1995", "OK", "RESEARCH"]
+    crops = [render_word(w, size=20) for w in words]
+    widths = {bucket_width(resize_to_height(c).shape[1]) for c in crops}
+    assert len(widths) >= 3  # really several buckets
+    assert [t for t, _ in predictor(crops)] == words
+    assert predictor([]) == []
+
+
+def test_long_crops_are_split_and_merged(predictor: RecognitionPredictor) -> None:
+    line = "Tobacco RESEARCH report 1984"
+    crop = render_word(line, size=22)
+    split = recognition_predictor(device="cpu", max_width=128, overlap=48)
+    assert resize_to_height(crop).shape[1] > 2 * 128  # at least three chunks
+    assert split([crop])[0][0] == line
+    assert predictor([crop])[0][0] == line  # default chunking (the training width, 192 px)
+
+
+def test_tall_crops_are_read_rotated(predictor: RecognitionPredictor) -> None:
+    crop = np.ascontiguousarray(np.rot90(render_word("RESEARCH", size=22), 1))  # vertical text
+    assert predictor([crop])[0][0] == "RESEARCH"
+
+
+def test_bad_input_raises(predictor: RecognitionPredictor) -> None:
+    with pytest.raises(InvalidCrop):
+        predictor([np.zeros((0, 10, 3), np.uint8)])
+    with pytest.raises(InvalidCrop):
+        predictor(["not an image"])
+    with pytest.raises(InvalidCrop):
+        predictor([np.zeros((4, 4, 5), np.uint8)])
+    with pytest.raises(ValueError):
+        predictor(np.zeros((8, 8, 3), np.uint8))
+    with pytest.raises(ValueError):
+        recognition_predictor(device="cpu", max_width=100)
+
+
+def test_random_weights_build_without_files() -> None:
+    p = recognition_predictor("crnn_transformer_small", weights=None, device="cpu")
+    text, conf = p([render_word("x")])[0]
+    assert isinstance(text, str) and 0.0 <= conf <= 1.0

@@ -1,0 +1,113 @@
+"""Synthetic word generator, text sampler, batches, CTC loss and a tiny resumable training run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB, encode
+from vision.training.losses import ctc_loss
+from vision.training.synth.corpus import Corpus, TextSampler, prepare_word_lists
+from vision.training.synth.fonts import discover_fonts
+from vision.training.synth.glyphs import GlyphCache
+from vision.training.synth.word_batches import SyntheticWordBatches, collate_words
+from vision.training.synth.words import WordRenderer, WordSynthConfig
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
+
+
+@pytest.fixture(scope="module")
+def words_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("src")
+    (src / "english").write_text("apple\nbanana\ncherry\nTobacco\nreport's\n")
+    (src / "french").write_bytes("été\nçà\nœuvre\n".encode("latin-1", "replace"))  # not UTF-8: read as Latin-1
+    dst = tmp_path_factory.mktemp("words")
+    assert prepare_word_lists(src, dst) == 7  # "report's" dropped
+    return dst
+
+
+@pytest.fixture(scope="module")
+def renderer(words_dir: Path) -> WordRenderer:
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    return WordRenderer(fonts, TextSampler(Corpus.from_dir(words_dir)), WordSynthConfig(max_width=192, p_sliver=0.5))
+
+
+def test_sampler_is_deterministic_and_in_vocabulary(words_dir: Path) -> None:
+    sampler = TextSampler(Corpus.from_dir(words_dir))
+    a = [sampler(np.random.default_rng(i)) for i in range(300)]
+    b = [sampler(np.random.default_rng(i)) for i in range(300)]
+    assert a == b
+    assert all(t and set(t) <= set(VOCAB) for t in a)
+    joined = "".join(a)
+    assert any(c.isdigit() for c in joined) and any(c.isupper() for c in joined) and ":" in joined
+    assert CHECKBOX_EMPTY in joined or CHECKBOX_CHECKED in joined
+
+
+def test_renderer_is_deterministic_and_shaped(renderer: WordRenderer) -> None:
+    a = [renderer(np.random.default_rng(i)) for i in range(40)]
+    b = [renderer(np.random.default_rng(i)) for i in range(40)]
+    for (img_a, text_a), (img_b, text_b) in zip(a, b):
+        assert text_a == text_b and np.array_equal(img_a, img_b)
+        assert img_a.dtype == np.uint8 and img_a.shape[0] == 32 and img_a.shape[2] == 3 and img_a.shape[1] <= 192
+    assert len({t for _, t in a}) > 20
+    assert np.mean([img.mean() for img, _ in a]) > 100  # paper-coloured, not ink-coloured
+
+
+def test_checkbox_is_drawn(renderer: WordRenderer) -> None:
+    img = renderer.render(CHECKBOX_CHECKED, np.random.default_rng(0))
+    assert img is not None and img.min() < 128 and img.shape[1] < 80
+
+
+def test_glyph_cache_matches_text_width() -> None:
+    cache = GlyphCache()
+    mask = cache.render(str(DEJAVU / "DejaVuSans.ttf"), 24, "Hello")
+    x0, y0, x1, y1 = mask.ink_box
+    assert mask.mask.max() == 255 and 40 < x1 - x0 < 80 and 0 < y1 - y0 <= 24
+    wide = cache.render(str(DEJAVU / "DejaVuSans.ttf"), 24, "Hello", spacing=5)
+    assert wide.mask.shape[1] >= mask.mask.shape[1] + 4 * 5
+
+
+def test_grouped_batches_pad_to_their_bucket(renderer: WordRenderer) -> None:
+    stream = iter(SyntheticWordBatches(renderer, batch_size=6, width=192, seed=1, group=3))
+    batches = [next(stream) for _ in range(3)]
+    for batch in batches:
+        assert batch.images.dtype == torch.uint8 and batch.images.shape[:3] == (6, 3, 32)
+        assert batch.images.shape[3] % 32 == 0 and batch.lengths.dtype == torch.long
+        for row, text in enumerate(batch.texts):
+            assert batch.targets[row, :batch.lengths[row]].tolist() == encode(text)
+    assert len({b.images.shape[3] for b in batches}) >= 2
+
+
+def test_ctc_loss_lengths_on_cpu() -> None:
+    batch = collate_words([(np.full((32, 40, 3), 255, np.uint8), "ab"), (np.zeros((32, 64, 3), np.uint8), "c")], 64)
+    logits = torch.randn(2, 16, len(VOCAB) + 1, requires_grad=True)
+    loss = ctc_loss(logits, batch.targets, batch.lengths)
+    loss.backward()
+    assert torch.isfinite(loss) and logits.grad is not None
+    with pytest.raises(ValueError):
+        ctc_loss(logits, batch.targets, batch.lengths, torch.full((2,), 16).to("meta"))
+
+
+def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
+    from vision.training.recognition import add_arguments, run
+
+    cfg = {"fonts": [str(DEJAVU)], "words": str(words_dir), "batch_size": 4, "width": 64, "workers": 0,
+           "val_size": 4, "epoch_steps": 2, "compile": False, "warmup_steps": 1, "group_batches": 2,
+           "model": {"hidden": 16, "proj": 32}, "synth": {"font_px": [16, 18]}}
+    (tmp_path / "cfg.json").write_text(json.dumps(cfg))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    out = tmp_path / "out"
+    assert run(parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), "--max-steps", "2"])) == 0
+    log = json.loads((out / "log.json").read_text())
+    assert log[-1]["step"] == 2 and (out / "weights.safetensors").is_file()
+    args = parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), "--max-steps", "3",
+                              "--resume", str(out / "checkpoint"), "--set", "lr=0.001"])
+    assert run(args) == 0
+    log = json.loads((out / "log.json").read_text())
+    assert [r["step"] for r in log] == [2, 3]
