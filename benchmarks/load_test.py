@@ -4,10 +4,11 @@
 
 A real ``vision serve`` process is started on 127.0.0.1; each client posts the sample page, waits for the
 answer and posts again (closed loop), until the duration ends (requests then in flight still finish).
-Before timing, ``--warmup`` seconds of the same load let the allocator reach its steady state. Reports the
-status codes (zero 5xx required), p50/p90/p99 latency, throughput, mean model batch size, and the server's
-resident memory: the mean RSS of the last 10 s of load must stay within 10% of the first 10 s. Prints a
-table, writes JSON (default ``benchmarks/results/load_test.json``) and exits 1 when a requirement fails.
+Before timing, a warm-up of the same load (``--warmup`` seconds and at least two requests per client) lets
+the allocator reach its steady state. Reports the status codes (zero 5xx required), p50/p90/p99 latency,
+throughput, mean model batch size, and the server's resident memory: the mean RSS of the last 10 s of load
+must stay within 10% of the first 10 s. Prints a table, writes JSON (default
+``benchmarks/results/load_test.json``) and exits 1 when a requirement fails.
 Everything is bounded: the run stops at the duration, every request has a timeout.
 """
 
@@ -33,15 +34,16 @@ async def _client(
     url: str,
     payload: bytes,
     stop_at: float,
-    count: int | None,
+    min_requests: int,
     results: list[tuple[float, float, int]],
 ) -> None:
-    """Post, wait, repeat until ``stop_at`` (or ``count`` requests).
+    """Post, wait, repeat until ``stop_at`` and at least ``min_requests`` requests.
 
     Records ``(finished_at, latency_s, status)`` per request, status 0 for a transport error or timeout.
     """
-    while time.monotonic() < stop_at and (count is None or count > 0):
-        count = None if count is None else count - 1
+    done = 0
+    while time.monotonic() < stop_at or done < min_requests:
+        done += 1
         start = time.monotonic()
         try:
             status = (await http.post(url, files={"file": ("page.png", payload)})).status_code
@@ -51,15 +53,15 @@ async def _client(
 
 
 async def _run(
-    url: str, payload: bytes, clients: int, duration: float, timeout: float, count: int | None = None
+    url: str, payload: bytes, clients: int, duration: float, timeout: float, min_requests: int = 0
 ) -> tuple[list[tuple[float, float, int]], float]:
-    """``clients`` closed-loop clients for ``duration`` seconds (or ``count`` requests each)."""
+    """``clients`` closed-loop clients for ``duration`` seconds (and ``min_requests`` requests each)."""
     results: list[tuple[float, float, int]] = []
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
         start = time.monotonic()
-        tasks = [_client(http, url, payload, start + duration, count, results) for _ in range(clients)]
-        bound = duration + timeout + 60 if count is None else (count + 1) * (timeout + 5)
+        tasks = [_client(http, url, payload, start + duration, min_requests, results) for _ in range(clients)]
+        bound = duration + (min_requests + 1) * (timeout + 5) + 60
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=bound)
     return results, start
 
@@ -86,7 +88,9 @@ def main() -> int:
     config = service_config(args, max_size=args.max_batch, max_wait_ms=args.max_wait_ms)
     with running_server(config) as (base, proc):
         url = f"{base}/v1/ocr"
-        warm, _ = asyncio.run(_run(url, payload, args.clients, args.warmup, args.timeout + 30))
+        warm, _ = asyncio.run(
+            _run(url, payload, args.clients, args.warmup, args.timeout + 30, min_requests=2)
+        )
         batches0, pages0 = batch_stats(base)
         samples: list[tuple[float, int]] = []
         stop = threading.Event()

@@ -7,7 +7,7 @@ import pytest
 
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
-from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, write_coverage
+from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, subset_fonts, write_coverage
 from vision.training.synth.pdf_pages import RenderedPages, build_page_set, extract_words, ink_check, render_page
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
@@ -47,6 +47,13 @@ def test_word_boxes_span_cap_to_descender_lines(renderer):
 
 def test_quantize_size_picks_nearest_step():
     assert quantize_size(12.2) == 12 and quantize_size(95) in (90, 100) and quantize_size(1) == 6
+
+
+def test_subset_fonts_keeps_vocabulary_glyphs(tmp_path):
+    n = subset_fonts(DEJAVU, tmp_path, per_family=1)
+    families = {f.family for f in discover_fonts([DEJAVU], include_system=False)}
+    assert n == len(families) and (tmp_path / "DejaVuSans.ttf").stat().st_size < (DEJAVU / "DejaVuSans.ttf").stat().st_size
+    assert (tmp_path / "coverage.json").is_file()
 
 
 def test_coverage_file_round_trip(tmp_path):

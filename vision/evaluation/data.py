@@ -105,7 +105,7 @@ class EvalSet:
         image = self.root / gt["image"]
         if self.kind == "crop":
             words = _words(gt)
-            return CropSample(sid, image, " ".join(w.text for w in words))
+            return CropSample(sid, image, " ".join(w.text for w in words if w.text and not w.ignore))
         return PageSample(sid, image, int(gt["width"]), int(gt["height"]), gt.get("level", self.level),
                           _words(gt))
 

@@ -24,7 +24,7 @@ from vision.training.synth.pdf_pages import WORDS_FILE
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
 
 __all__ = ["DataConfig", "PageWords", "PageSources", "make_page", "random_crops", "DetectionStream",
-           "validation_pages"]
+           "validation_pages", "prepare_assets"]
 
 
 @dataclass(frozen=True)
@@ -207,3 +207,17 @@ def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray
         s = cfg.long_side / max(image.shape[:2])
         out.append((page, np.asarray(boxes, np.float32) * s))
     return out
+
+
+def prepare_assets(pdf_root: str, fonts_src: str, dict_src: str, out: str, *, pdf_pages: int = 700,
+                   seed: int = 7) -> dict[str, int]:
+    """Make the carried training assets under ``out``: ``pdfpages/`` (rendered PDF pages + word boxes),
+    ``fonts/`` (subset fonts + coverage) and ``dict/`` (compact word lists). Runs on the dev machine."""
+    from vision.training.synth.corpus import prepare_word_lists
+    from vision.training.synth.pages import subset_fonts
+    from vision.training.synth.pdf_pages import build_page_set
+
+    pdfs = sorted(Path(pdf_root).rglob("*.pdf"))
+    return {"pdf_pages": build_page_set(pdfs, Path(out) / "pdfpages", max_pages=pdf_pages, seed=seed),
+            "fonts": subset_fonts(fonts_src, Path(out) / "fonts"),
+            "words": prepare_word_lists(dict_src, Path(out) / "dict", max_per_list=25000, seed=0)}
