@@ -110,8 +110,8 @@ def _report(
     samples: list[tuple[float, int]],
     batches: tuple[float, float],
 ) -> dict[str, Any]:
-    """Status codes over every request (warm-up included); latency, throughput and RSS over the window
-    that opens at ``start`` (requests started in it)."""
+    """Status codes over every request (warm-up included); latency over the requests started in the
+    measured window ``[start, start + duration]``, throughput over those completed in it, RSS within it."""
     measured = [r for r in results if r[0] - r[1] >= start]
     end = max((r[0] for r in measured), default=start)
     ok = [lat for _, lat, status in measured if status == 200]
@@ -128,7 +128,8 @@ def _report(
     return {
         "machine": f"{platform.node()} ({psutil.cpu_count()} CPUs)",
         "clients": args.clients,
-        "duration_s": round(end - start, 2),
+        "duration_s": args.duration,
+        "drain_s": round(max(0.0, end - start - args.duration), 2),
         "warmup_s": args.warmup,
         "warmup_requests": len(results) - len(measured),
         "weights": args.weights,
@@ -137,7 +138,9 @@ def _report(
         "requests": len(measured),
         "status_codes": {str(k): v for k, v in sorted(codes.items())},
         "server_errors": server_errors,
-        "throughput_rps": round(len(ok) / (end - start), 2),
+        "throughput_rps": round(
+            sum(1 for t, _, code in results if start <= t <= stop and code == 200) / args.duration, 2
+        ),
         "latency_s": {f"p{q}": round(percentile(ok, q), 3) for q in (50, 90, 99)},
         "mean_batch_pages": round(batches[1] / batches[0], 2) if batches[0] else None,
         "rss_mb": {
@@ -152,7 +155,7 @@ def _report(
 
 def _print(r: dict[str, Any]) -> None:
     rows = [
-        ("clients x duration", f"{r['clients']} x {r['duration_s']} s"),
+        ("clients x duration", f"{r['clients']} x {r['duration_s']:g} s (+{r['drain_s']} s to drain)"),
         ("requests (measured + warm-up)", f"{r['requests']} + {r['warmup_requests']}"),
         ("status codes (all requests)", r["status_codes"]),
         ("5xx / transport errors", r["server_errors"]),

@@ -24,10 +24,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.fast.quantize import quantize_int8  # noqa: E402
-from vision.models import get_model  # noqa: E402
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor  # noqa: E402
-from vision.models.recognition.preprocess import bucket_width, resize_to_height  # noqa: E402
+from vision.fast.quantize import quantize_int8
+from vision.models import get_model
+from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.models.recognition.preprocess import bucket_width, resize_to_height
 
 
 def rendered_crops(n: int, seed: int = 0) -> list[np.ndarray]:
@@ -99,7 +99,7 @@ def main() -> int:
     naive_rate, ref = time_predictor(make(bucket=192), crops, args.repeat)
     rows.append(("fp32 eager, pad to max width (baseline)", naive_rate, padding_fraction(crops, 192), 1.0))
     rate, texts = time_predictor(make(), crops, args.repeat)
-    agree = lambda t: sum(a == b for a, b in zip(t, ref)) / len(ref)  # noqa: E731
+    agree = lambda t: sum(a == b for a, b in zip(t, ref)) / len(ref)
     rows.append(("fp32 eager, 32 px width buckets", rate, padding_fraction(crops, 32), agree(texts)))
     if device.type == "cpu":
         model = quantize_int8(get_model("crnn_mobilenet_small"), device="cpu")

@@ -13,7 +13,7 @@ from PIL import Image
 from vision.evaluation import recognition as ev
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from _reco_crops import render_word  # noqa: E402
+from _reco_crops import render_word
 
 
 def test_scores_follow_the_shared_definitions() -> None:

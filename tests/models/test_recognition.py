@@ -8,8 +8,17 @@ import pytest
 import torch
 
 from vision.models import default_model, get_entry, get_model, list_models
-from vision.models.recognition.vocab import (BLANK, CHAR_TO_INDEX, CHECKBOX_CHECKED, CHECKBOX_EMPTY, NUM_CLASSES,
-                                             VOCAB, decode, encode, normalize_text)
+from vision.models.recognition.vocab import (
+    BLANK,
+    CHAR_TO_INDEX,
+    CHECKBOX_CHECKED,
+    CHECKBOX_EMPTY,
+    NUM_CLASSES,
+    VOCAB,
+    decode,
+    encode,
+    normalize_text,
+)
 
 RECOGNITION = list_models("recognition")
 

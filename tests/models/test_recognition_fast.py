@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from _reco_crops import word_set
 
 from vision.fast.compile import compile_model
 from vision.fast.onnx import OnnxRunner, export_onnx
@@ -11,8 +12,6 @@ from vision.fast.precision import to_bf16
 from vision.fast.quantize import quantize_int8
 from vision.models import get_model
 from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-
-from _reco_crops import word_set
 
 CROPS, _ = word_set(24)  # >= 99% agreement on 24 crops: all of them
 

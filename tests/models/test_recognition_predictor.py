@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from _reco_crops import render_word, word_set
 from PIL import Image
 
 import vision
 from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
 from vision.models.recognition.preprocess import InvalidCrop, bucket_width, resize_to_height
-
-from _reco_crops import render_word, word_set
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +24,7 @@ def test_public_entry_point_and_defaults(predictor: RecognitionPredictor) -> Non
 
 
 def test_reads_rendered_words(predictor: RecognitionPredictor) -> None:
-    crops, texts = word_set(60)
+    crops, texts = word_set(30)
     results = predictor(crops)
     assert len(results) == len(texts)
     correct = sum(text == truth for (text, _), truth in zip(results, texts))

@@ -74,7 +74,7 @@ def test_rotation_matrix_moves_points_like_the_image() -> None:
     m = D.rotation_matrix(img.shape, np.random.default_rng(3), max_degrees=5)
     moved = D.warp(img, m, fill=255)
     x, y = D.transform_points(np.array([[50, 10]]), m)[0]
-    assert moved[int(round(y)) - 1:int(round(y)) + 2, int(round(x)) - 1:int(round(x)) + 2].min() < 200
+    assert moved[round(y) - 1:round(y) + 2, round(x) - 1:round(x) + 2].min() < 200
 
 
 def test_degrade_profiles() -> None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PIL import Image
 
 from vision.errors import VisionError
 
-__all__ = ["TASK", "RecognitionScores", "levenshtein", "score_texts", "load_crop_set", "add_arguments", "run"]
+__all__ = ["TASK", "RecognitionScores", "add_arguments", "levenshtein", "load_crop_set", "run", "score_texts"]
 
 TASK = "recognition"
 

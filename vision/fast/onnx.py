@@ -8,14 +8,14 @@ predictor in place of the ``nn.Module``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-__all__ = ["export_onnx", "OnnxRunner"]
+__all__ = ["OnnxRunner", "export_onnx"]
 
 
 def export_onnx(model: nn.Module, path: str | Path, example: torch.Tensor, *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["to_dtype", "to_bf16"]
+__all__ = ["to_bf16", "to_dtype"]
 
 
 def to_dtype(model: nn.Module, dtype: torch.dtype) -> nn.Module:

@@ -1,3 +1,5 @@
 """vision.ops"""
 
-from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames  # noqa: E402  (recognition decoding)
+from vision.ops.ctc import CTCPath as CTCPath  # recognition decoding
+from vision.ops.ctc import ctc_best_path as ctc_best_path
+from vision.ops.ctc import stitch_frames as stitch_frames

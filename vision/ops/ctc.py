@@ -6,7 +6,8 @@ characters (``vision.models.recognition.vocab``).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import torch
 from torch import Tensor

@@ -17,17 +17,26 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-__all__ = ["CheckpointState", "save_checkpoint", "load_checkpoint", "model_state_dict", "save_weights",
-           "capture_rng", "restore_rng", "MAX_FILE_BYTES"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "CheckpointState",
+    "capture_rng",
+    "load_checkpoint",
+    "model_state_dict",
+    "restore_rng",
+    "save_checkpoint",
+    "save_weights",
+]
 
 MAX_FILE_BYTES = 15 * 1024 * 1024
 _MANIFEST = "trainer.json"

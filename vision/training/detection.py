@@ -25,6 +25,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from vision.models.detection.dbnet import CONFIGS, DBNet
+from vision.training.checkpoint import save_checkpoint, save_weights
 from vision.training.detection_data import DataConfig, DetectionStream
 from vision.training.losses.db import db_loss
 
@@ -95,19 +96,27 @@ def _resume(folder: Path, model: DBNet, optimizer: torch.optim.Optimizer) -> dic
     return {**extra, "step": manifest["step"], "optimizer": "restarted"}
 
 
-def _batch_to(batch: dict[str, torch.Tensor], device: torch.device, cfg: DBNet) -> tuple[torch.Tensor, ...]:
-    """uint8 crops and targets to normalised float tensors on ``device`` (``[N, C, H, W]``)."""
-    mean = torch.tensor(cfg.config.mean, device=device).view(1, 3, 1, 1) * 255
-    std = torch.tensor(cfg.config.std, device=device).view(1, 3, 1, 1) * 255
+def _batch_to(batch: dict[str, torch.Tensor], device: torch.device, model: DBNet) -> tuple[torch.Tensor, ...]:
+    """uint8 crops and targets to float tensors on ``device``: normalised images ``[N, 3, H, W]``
+    (channels-last) and the four target maps ``[N, 1, H, W]`` (threshold target scaled to [0, 1])."""
+    mean = torch.tensor(model.config.mean, device=device).view(1, 3, 1, 1) * 255
+    std = torch.tensor(model.config.std, device=device).view(1, 3, 1, 1) * 255
     x = (batch["image"].to(device, non_blocking=True).permute(0, 3, 1, 2).float() - mean) / std
     maps = [batch[k].to(device, non_blocking=True).unsqueeze(1).float() for k in ("gt", "mask", "thresh", "thresh_mask")]
     maps[2] = maps[2] / 255.0
     return (x.contiguous(memory_format=torch.channels_last), *maps)
 
 
+def _save(cfg: TrainConfig, model: DBNet, opt: torch.optim.Optimizer, step: int, state: dict[str, Any],
+          out: Path) -> None:
+    extra = {"trained_s": float(state["trained_s"]), "samples": int(state["samples"]),
+             "resumes": int(state["resumes"])}
+    save_checkpoint(out / "ckpt", model=model, step=step, config=dataclasses.asdict(cfg), optimizer=opt,
+                    extra=extra, rng=False)
+
+
 def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run one time-budgeted training call; returns the summary also written to ``OUT/metrics.json``."""
-    from vision.training.checkpoint import save_checkpoint, save_weights
     from vision.training.detection_eval import validate
 
     t_start = time.time()
@@ -122,68 +131,57 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.resume and Path(cfg.resume, "trainer.json").is_file():
         state.update(_resume(Path(cfg.resume), model, opt))
         state["resumes"] = int(state.get("resumes", 0)) + 1
-    step, trained_s = int(state["step"]), float(state["trained_s"])
+    step, trained_before = int(state["step"]), float(state["trained_s"])
     run_model = torch.compile(model) if cfg.compile else model
     loader = DataLoader(DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
                         batch_size=cfg.batch_size, num_workers=cfg.workers, pin_memory=device.type == "cuda",
-                        prefetch_factor=2 if cfg.workers else None, persistent_workers=False)
-    log = open(out / "train.log", "a")
+                        prefetch_factor=2 if cfg.workers else None)
     budget = cfg.max_minutes * 60 - cfg.reserve_s
-    t_loop = time.time()
-    t_data = t_gpu = 0.0
-    last_ckpt = time.time()
-    steps_here = 0
+    steps_here, t_data, last_ckpt = 0, 0.0, time.time()
     model.train()
-    t0 = time.time()
-    for batch in loader:
-        t1 = time.time()
-        t_data += t1 - t0
-        for g in opt.param_groups:
-            g["lr"] = cfg.lr * _lr_factor(cfg, trained_s, time.time() - t_loop)
-        x, gt, mask, thresh, tmask = _batch_to(batch, device, model)
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cfg.bf16):
-            pred = run_model(x)
-        loss, parts = db_loss(pred.logits, pred.thresh, gt, mask, thresh, tmask)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        step += 1
-        steps_here += 1
-        state["samples"] = int(state["samples"]) + x.shape[0]
-        t0 = time.time()
-        t_gpu += t0 - t1
-        trained_s = float(state["trained_s"]) + (t0 - t_loop)
-        if step % cfg.log_every == 0 or steps_here == 1:
-            line = (f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
-                    f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
-                    f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} data-wait {t_data / (t0 - t_loop):.2f}")
-            print(line, flush=True)
-            log.write(line + "\n")
-        if time.time() - last_ckpt > cfg.ckpt_every_s:
-            _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint)
-            last_ckpt = time.time()
-        if time.time() - t_start > budget or (cfg.max_steps and steps_here >= cfg.max_steps):
-            break
+    with open(out / "train.log", "a") as log:
+        t_loop = t0 = time.time()
+        for batch in loader:
+            t_data += time.time() - t0
+            for g in opt.param_groups:
+                g["lr"] = cfg.lr * _lr_factor(cfg, float(state["trained_s"]), time.time() - t_loop)
+            x, gt, mask, thresh, tmask = _batch_to(batch, device, model)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cfg.bf16):
+                pred = run_model(x)
+            loss, parts = db_loss(pred.logits, pred.thresh, gt, mask, thresh, tmask)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            opt.step()
+            step, steps_here, t0 = step + 1, steps_here + 1, time.time()
+            state["samples"] = int(state["samples"]) + x.shape[0]
+            state["trained_s"] = trained_before + (t0 - t_loop)
+            if step % cfg.log_every == 0 or steps_here == 1:
+                line = (f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
+                        f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
+                        f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} "
+                        f"data-wait {t_data / (t0 - t_loop):.2f}")
+                print(line, flush=True)
+                log.write(line + "\n")
+            if time.time() - last_ckpt > cfg.ckpt_every_s:
+                _save(cfg, model, opt, step, state, out)
+                last_ckpt = time.time()
+            if time.time() - t_start > budget or (cfg.max_steps and steps_here >= cfg.max_steps):
+                break
     del loader
-    _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint)
+    _save(cfg, model, opt, step, state, out)
     weights = save_weights(model, out / f"det_{cfg.arch}.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
-    summary = {"arch": cfg.arch, "step": step, "trained_s": round(trained_s, 1), "samples": state["samples"],
-               "steps_this_call": steps_here, "samples_per_s": round(steps_here * cfg.batch_size / max(t0 - t_loop, 1e-6), 1),
-               "data_wait_fraction": round(t_data / max(t0 - t_loop, 1e-6), 3), "optimizer": state.get("optimizer", "new"),
+    seconds = max(t0 - t_loop, 1e-6)
+    summary = {"arch": cfg.arch, "step": step, "trained_s": round(float(state["trained_s"]), 1),
+               "samples": state["samples"], "steps_this_call": steps_here,
+               "samples_per_s": round(steps_here * cfg.batch_size / seconds, 1),
+               "data_wait_fraction": round(t_data / seconds, 3), "optimizer": state.get("optimizer", "new"),
                "weights": weights.name, "config": dataclasses.asdict(cfg)}
     model.eval()
     summary["validation"] = validate(model, cfg.data, device, budget_s=cfg.val_budget_s)
     summary["wall_s"] = round(time.time() - t_start, 1)
     (out / "metrics.json").write_text(json.dumps(summary, indent=2))
-    log.close()
     return summary
-
-
-def _save(cfg, model, opt, step, trained_s, state, out, save_checkpoint) -> None:  # noqa: ANN001
-    extra = {"trained_s": trained_s, "samples": int(state["samples"]), "resumes": int(state["resumes"])}
-    save_checkpoint(out / "ckpt", model=model, step=step, config=dataclasses.asdict(cfg), optimizer=opt,
-                    extra=extra, rng=False)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -197,7 +195,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="data-loader worker processes")
     parser.add_argument("--batch-size", type=int, default=None, help="crops per step")
     parser.add_argument("--crop", type=int, default=None, help="crop size in pixels")
-    parser.add_argument("--no-compile", dest="compile", action="store_false", default=None)
+    parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
+                        help="torch.compile the model (default: the config's)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ from vision.ops.ctc import ctc_best_path
 from vision.training.checkpoint import load_checkpoint, save_checkpoint, save_weights
 from vision.training.losses import ctc_loss
 
-__all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "run", "main"]
+__all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "main", "run"]
 
 TASK = "recognition"
 
@@ -89,7 +89,7 @@ class TimeCosine:
         self.seconds, self.first_step = float(state["seconds"]), int(state.get("first_step", 0))
 
 
-def _renderer(cfg: RecognitionTrainConfig):  # noqa: ANN202  (WordRenderer; imported lazily: PIL/cv2/fontTools)
+def _renderer(cfg: RecognitionTrainConfig):
     from vision.training.synth.corpus import Corpus, TextSampler
     from vision.training.synth.fonts import discover_fonts
     from vision.training.synth.words import WordRenderer, WordSynthConfig
@@ -106,7 +106,7 @@ def _build(cfg: RecognitionTrainConfig) -> torch.nn.Module:
     try:
         return get_model(cfg.arch, weights=None, **cfg.model)
     except ImportError:
-        import vision.models.recognition.crnn  # noqa: F401  (registers its builders)
+        import vision.models.recognition.crnn
         import vision.models.recognition.transformer  # noqa: F401
         from vision.models._registry import _REGISTRY
 

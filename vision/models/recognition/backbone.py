@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
 from torch import Tensor, nn
 
-__all__ = ["BlockSpec", "BackboneConfig", "MobileNetV3Backbone", "MOBILENET_V3_SMALL_RECT"]
+__all__ = ["MOBILENET_V3_SMALL_RECT", "BackboneConfig", "BlockSpec", "MobileNetV3Backbone"]
 
 
 @dataclass(frozen=True)

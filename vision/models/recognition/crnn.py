@@ -16,7 +16,7 @@ from vision.models.recognition.backbone import BackboneConfig, MobileNetV3Backbo
 from vision.models.recognition.vocab import NUM_CLASSES
 from vision.models.recognition.weights import CRNN_MOBILENET_SMALL
 
-__all__ = ["CRNNConfig", "CRNN", "crnn_mobilenet_small"]
+__all__ = ["CRNN", "CRNNConfig", "crnn_mobilenet_small"]
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,25 @@ confident reading wins.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from vision.models._registry import default_model, get_model
-from vision.models.recognition.preprocess import (BUCKET, STRIDE, as_rgb_array, batch_crops, bucket_width,
-                                                  resize_to_height)
+from vision.models.recognition.preprocess import (
+    BUCKET,
+    STRIDE,
+    as_rgb_array,
+    batch_crops,
+    bucket_width,
+    resize_to_height,
+)
 from vision.models.recognition.vocab import VOCAB
 from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames
 

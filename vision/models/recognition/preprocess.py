@@ -7,7 +7,8 @@ on the right with its own paper colour up to a bucket width.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -16,8 +17,17 @@ from PIL import Image
 
 from vision.errors import VisionError
 
-__all__ = ["HEIGHT", "STRIDE", "BUCKET", "as_rgb_array", "resize_to_height", "bucket_width", "pad_color",
-           "batch_crops", "InvalidCrop"]
+__all__ = [
+    "BUCKET",
+    "HEIGHT",
+    "STRIDE",
+    "InvalidCrop",
+    "as_rgb_array",
+    "batch_crops",
+    "bucket_width",
+    "pad_color",
+    "resize_to_height",
+]
 
 HEIGHT = 32
 STRIDE = 4  # input pixels per output frame (the backbone divides the width by 4)
@@ -59,7 +69,7 @@ def as_rgb_array(crop: Any, index: int = 0) -> np.ndarray:
 def resize_to_height(img: np.ndarray, height: int = HEIGHT, min_width: int = 8) -> np.ndarray:
     """Resize ``HxWx3`` uint8 to ``height`` rows keeping the aspect ratio (width >= ``min_width``)."""
     h, w = img.shape[:2]
-    new_w = max(min_width, int(round(w * height / h)))
+    new_w = max(min_width, round(w * height / h))
     interp = cv2.INTER_AREA if h > height else cv2.INTER_LINEAR
     return cv2.resize(img, (new_w, height), interpolation=interp)
 

@@ -21,8 +21,17 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["BLANK", "VOCAB", "NUM_CLASSES", "CHAR_TO_INDEX", "encode", "decode", "normalize_text",
-           "CHECKBOX_EMPTY", "CHECKBOX_CHECKED"]
+__all__ = [
+    "BLANK",
+    "CHAR_TO_INDEX",
+    "CHECKBOX_CHECKED",
+    "CHECKBOX_EMPTY",
+    "NUM_CLASSES",
+    "VOCAB",
+    "decode",
+    "encode",
+    "normalize_text",
+]
 
 BLANK = 0
 

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-__all__ = ["THRESH_MIN", "THRESH_MAX", "db_targets", "db_loss"]
+__all__ = ["THRESH_MAX", "THRESH_MIN", "db_loss", "db_targets"]
 
 THRESH_MIN, THRESH_MAX = 0.3, 0.7  # DBNet's threshold-map range
 

@@ -11,33 +11,21 @@ from __future__ import annotations
 
 import gzip
 import lzma
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import ClassVar
 
 import numpy as np
 
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB, normalize_text
 
-__all__ = ["Corpus", "load_word_lists", "prepare_word_lists", "TextSampler", "COMMON_WORDS", "FORM_WORDS"]
+__all__ = ["COMMON_WORDS", "FORM_WORDS", "Corpus", "TextSampler", "load_word_lists", "prepare_word_lists"]
 
 # The most frequent English words (function words dominate real running text; dictionaries under-sample them).
-COMMON_WORDS = (
-    "the of and to a in is that for it as was with be by on not he I this are or his from at which but have an "
-    "they you were her she there been one all we their has would when if so no will more can its who may any "
-    "other some these than into two our only also do new after up out what time about them me my made first "
-    "per each should such must shall under over both through between before where most well very same year "
-    "please see re cc enclosed attached above below following subject dear sincerely yours regards thank "
-    "report study data test results sample product brand market sales program plan review approved date"
-).split()
+COMMON_WORDS = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not", "he", "I", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "they", "you", "were", "her", "she", "there", "been", "one", "all", "we", "their", "has", "would", "when", "if", "so", "no", "will", "more", "can", "its", "who", "may", "any", "other", "some", "these", "than", "into", "two", "our", "only", "also", "do", "new", "after", "up", "out", "what", "time", "about", "them", "me", "my", "made", "first", "per", "each", "should", "such", "must", "shall", "under", "over", "both", "through", "between", "before", "where", "most", "well", "very", "same", "year", "please", "see", "re", "cc", "enclosed", "attached", "above", "below", "following", "subject", "dear", "sincerely", "yours", "regards", "thank", "report", "study", "data", "test", "results", "sample", "product", "brand", "market", "sales", "program", "plan", "review", "approved", "date"]
 
 # Words typical of forms, letters, invoices and receipts (mostly written in upper case there).
-FORM_WORDS = (
-    "NAME DATE ADDRESS CITY STATE ZIP PHONE FAX TEL EMAIL TOTAL SUBTOTAL TAX QTY AMOUNT PRICE UNIT ITEM NO "
-    "DESCRIPTION INVOICE RECEIPT CASH CHANGE CARD VISA BALANCE DUE PAID SIGNATURE TITLE DEPT COMPANY FROM TO "
-    "SUBJECT RE CC MEMO REPORT REQUEST APPROVED BY CODE REF ACCOUNT NUMBER TYPE STATUS COMMENTS REMARKS PAGE "
-    "OF YES NA DISCOUNT GST SST VAT RM USD TOTAL: DATE: NAME: TO: FROM: RE: FAX: TEL: NO.: Inc. Co. Ltd. Corp. "
-    "Bhd. Sdn. Dr. Mr. Mrs. Ms. Jr. St. Ave. Rd. P.O. Box Attn: Dept. Tel. Fax: Ref. Qty Amt Pcs EA KG PCS"
-).split()
+FORM_WORDS = ["NAME", "DATE", "ADDRESS", "CITY", "STATE", "ZIP", "PHONE", "FAX", "TEL", "EMAIL", "TOTAL", "SUBTOTAL", "TAX", "QTY", "AMOUNT", "PRICE", "UNIT", "ITEM", "NO", "DESCRIPTION", "INVOICE", "RECEIPT", "CASH", "CHANGE", "CARD", "VISA", "BALANCE", "DUE", "PAID", "SIGNATURE", "TITLE", "DEPT", "COMPANY", "FROM", "TO", "SUBJECT", "RE", "CC", "MEMO", "REPORT", "REQUEST", "APPROVED", "BY", "CODE", "REF", "ACCOUNT", "NUMBER", "TYPE", "STATUS", "COMMENTS", "REMARKS", "PAGE", "OF", "YES", "NA", "DISCOUNT", "GST", "SST", "VAT", "RM", "USD", "TOTAL:", "DATE:", "NAME:", "TO:", "FROM:", "RE:", "FAX:", "TEL:", "NO.:", "Inc.", "Co.", "Ltd.", "Corp.", "Bhd.", "Sdn.", "Dr.", "Mr.", "Mrs.", "Ms.", "Jr.", "St.", "Ave.", "Rd.", "P.O.", "Box", "Attn:", "Dept.", "Tel.", "Fax:", "Ref.", "Qty", "Amt", "Pcs", "EA", "KG", "PCS"]
 
 _SUFFIX = (":", ".", ",", ";", ")", "'s", "?", "!", "-", "/", "%", ".)", "),", ").", '"', "”", "’", "*")
 _SUFFIX_P = np.array([22, 22, 16, 3, 8, 3, 2, 1, 3, 2, 2, 1, 2, 2, 2, 1, 1, 1], float)
@@ -46,7 +34,7 @@ _PREFIX_P = np.array([30, 12, 5, 5, 2, 8, 6, 4, 4, 1, 2, 2], float)
 _PUNCT_RUNS = (":", "-", "&", "%", "/", "*", "...", "--", "(", ")", "#", '"', "'", "x", "X", ".", ",", "+",
                "=", "$", "@", "!", "?", ";", "_", "__", "___", "–", "—", "§", "°", "±", "×", "÷", "€", "£", "¥",
                "«", "»", "“", "”", "‘", "’", "[", "]", "{", "}", "<", ">", "|", "\\", "^", "~", "`")
-_MONTHS = ("January February March April May June July August September October November December").split()
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 _TLDS = ("com", "org", "net", "edu", "gov", "de", "fr", "co.uk", "io", "my", "eu")
 
 
@@ -100,7 +88,7 @@ class Corpus:
         self.foreign_names = sorted(self.foreign)
 
     @classmethod
-    def from_dir(cls, folder: str | Path | None) -> "Corpus":
+    def from_dir(cls, folder: str | Path | None) -> Corpus:
         """Load from a folder of lists (or only the built-in common/form words when ``None``)."""
         return cls(load_word_lists(folder) if folder is not None and Path(folder).is_dir() else {})
 
@@ -121,7 +109,7 @@ def _digits(rng: np.random.Generator, n: int) -> str:
 class TextSampler:
     """Draws one text per call from a weighted mix of generators (see :attr:`WEIGHTS`)."""
 
-    WEIGHTS = {"word": 0.40, "common": 0.10, "form": 0.06, "number": 0.12, "date": 0.05, "money": 0.04,
+    WEIGHTS: ClassVar[dict[str, float]] = {"word": 0.40, "common": 0.10, "form": 0.06, "number": 0.12, "date": 0.05, "money": 0.04,
                "code": 0.07, "email_url": 0.02, "punct": 0.03, "phrase": 0.03, "random": 0.04, "char": 0.025,
                "checkbox": 0.015}
 
@@ -217,7 +205,7 @@ class TextSampler:
 
     def _code(self, rng: np.random.Generator) -> str:
         letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        L = lambda k: "".join(_pick(rng, letters) for _ in range(k))  # noqa: E731
+        L = lambda k: "".join(_pick(rng, letters) for _ in range(k))
         forms = [f"{L(2)}-{_digits(rng, 4)}", f"{L(1)}{_digits(rng, 3)}{L(1)}", f"{_digits(rng, 3)}-{_digits(rng, 4)}",
                  f"({_digits(rng, 3)})", f"{L(3)}{_digits(rng, int(rng.integers(2, 7)))}", f"{L(1)}/{L(1)}",
                  f"{L(1)}&{L(1)}", f"{L(2)}.", f"{_digits(rng, 5)}-{_digits(rng, 4)}", L(int(rng.integers(2, 5))),

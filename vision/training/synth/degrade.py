@@ -9,15 +9,32 @@ a seed fixes the result. Geometric ones also exist as matrices (:func:`perspecti
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 __all__ = [
-    "gaussian_blur", "motion_blur", "gaussian_noise", "salt_pepper", "jpeg", "downscale_upscale", "binarize",
-    "ink_bleed", "contrast", "illumination", "paper_background", "on_background", "perspective_matrix",
-    "rotation_matrix", "warp", "transform_points", "perspective", "rotate", "degrade", "PROFILES",
+    "PROFILES",
+    "binarize",
+    "contrast",
+    "degrade",
+    "downscale_upscale",
+    "gaussian_blur",
+    "gaussian_noise",
+    "illumination",
+    "ink_bleed",
+    "jpeg",
+    "motion_blur",
+    "on_background",
+    "paper_background",
+    "perspective",
+    "perspective_matrix",
+    "rotate",
+    "rotation_matrix",
+    "salt_pepper",
+    "transform_points",
+    "warp",
 ]
 
 Image = np.ndarray

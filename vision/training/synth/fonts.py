@@ -9,12 +9,20 @@ on every machine that holds the same files.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
-__all__ = ["FontInfo", "SYSTEM_FONT_DIRS", "STYLES", "classify_style", "discover_fonts", "font_covers",
-           "filter_fonts", "subset_fonts"]
+__all__ = [
+    "STYLES",
+    "SYSTEM_FONT_DIRS",
+    "FontInfo",
+    "classify_style",
+    "discover_fonts",
+    "filter_fonts",
+    "font_covers",
+    "subset_fonts",
+]
 
 SYSTEM_FONT_DIRS: tuple[Path, ...] = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"),
                                       Path.home() / ".fonts", Path.home() / ".local/share/fonts")

@@ -7,7 +7,8 @@ resumed at step ``s`` draws fresh samples instead of replaying the first ones.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -17,7 +18,7 @@ from vision.models.recognition.preprocess import batch_crops, bucket_width
 from vision.models.recognition.vocab import encode
 from vision.training.synth.words import WordRenderer
 
-__all__ = ["WordBatch", "SyntheticWordBatches", "collate_words", "render_fixed_set"]
+__all__ = ["SyntheticWordBatches", "WordBatch", "collate_words", "render_fixed_set"]
 
 
 class WordBatch(NamedTuple):

@@ -9,8 +9,8 @@ finally resized to the model height exactly as the predictor does. A seed fixes 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -22,7 +22,7 @@ from vision.training.synth.corpus import TextSampler
 from vision.training.synth.fonts import FontInfo, font_covers
 from vision.training.synth.glyphs import GlyphCache, TextMask
 
-__all__ = ["WordSynthConfig", "WordRenderer"]
+__all__ = ["WordRenderer", "WordSynthConfig"]
 
 _BOXES = (CHECKBOX_EMPTY, CHECKBOX_CHECKED)
 
@@ -177,7 +177,7 @@ class WordRenderer:
     def _draw_rules(self, canvas: np.ndarray, box: tuple[float, float, float, float], base: int, px: int,
                     rng: np.random.Generator) -> None:
         cfg = self.config
-        x0, y0, x1, y1 = (int(round(v)) for v in box)
+        x0, y0, x1, y1 = (round(v) for v in box)
         thick = int(rng.integers(1, max(2, px // 12) + 1))
         if rng.random() < cfg.p_underline:
             y = int(base + float(rng.uniform(0.08, 0.35)) * px)
