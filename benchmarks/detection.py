@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -84,51 +85,83 @@ def cpu_rows(args: argparse.Namespace, pages: list[np.ndarray]) -> list[dict[str
     torch.set_num_threads(args.threads)
     base = detection_predictor(args.arch, weights=args.weights, device="cpu", batch_size=1)
     ref = base(pages)
-    rows = [{"row": "fp32 eager", "pages_per_s": round(len(pages) / timed(lambda: base(pages), 1, False), 3),
-             "f1_vs_fp32": 1.0}]
+    rows = [
+        {
+            "row": "fp32 eager",
+            "pages_per_s": round(len(pages) / timed(lambda: base(pages), 1, False), 3),
+            "f1_vs_fp32": 1.0,
+        }
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         onnx_path = fast.to_onnx(base.model, Path(tmp) / "det.onnx")
         int8_path = fast.quantize_int8(onnx_path, Path(tmp) / "det_int8.onnx")
         for name, path in (("onnxruntime fp32", onnx_path), ("onnxruntime int8 dynamic", int8_path)):
             cfg = base.model.model.config
-            pred = DetectionPredictor(fast.OnnxModel(path, threads=args.threads), mean=cfg.mean, std=cfg.std,
-                                      device=torch.device("cpu"), batch_size=1, params=base.params)
+            pred = DetectionPredictor(
+                fast.OnnxModel(path, threads=args.threads),
+                mean=cfg.mean,
+                std=cfg.std,
+                device=torch.device("cpu"),
+                batch_size=1,
+                params=base.params,
+            )
             out = pred(pages)
-            rows.append({"row": name, "pages_per_s": round(len(pages) / timed(lambda: pred(pages), 1, False), 3),
-                         "f1_vs_fp32": agreement(ref, out)})
+            rows.append(
+                {
+                    "row": name,
+                    "pages_per_s": round(len(pages) / timed(lambda: pred(pages), 1, False), 3),
+                    "f1_vs_fp32": agreement(ref, out),
+                }
+            )
     return rows
 
 
-def cuda_rows(args: argparse.Namespace, pages: list[np.ndarray], dev: torch.device = torch.device("cuda")
-              ) -> list[dict[str, Any]]:
+def cuda_rows(
+    args: argparse.Namespace, pages: list[np.ndarray], dev: torch.device = torch.device("cuda")
+) -> list[dict[str, Any]]:
     model = get_model(args.arch or "db_mobilenet_v3_large", weights=args.weights)
     cfg = model.config
     fp32 = DBProbability(model).to(dev).eval()
     ref_pred = DetectionPredictor(fp32, mean=cfg.mean, std=cfg.std, device=dev, batch_size=len(pages))
     ref = ref_pred(pages)
-    bf16 = fast.to_bf16(DBProbability(get_model(args.arch or "db_mobilenet_v3_large", weights=args.weights)).to(dev))
+    bf16 = fast.to_bf16(
+        DBProbability(get_model(args.arch or "db_mobilenet_v3_large", weights=args.weights)).to(dev)
+    )
     compiled = fast.compile_model(bf16)
     n = len(pages)  # one batch of FUNSD-sized pages: a single compiled shape (n, 3, 1024, 768)
     canvases = np.stack([fit_page(p, (1024, 768))[0] for p in pages])
     batch = torch.from_numpy(canvases).to(dev)
     rows = []
-    for name, m, dtype in (("fp32 eager", fp32, torch.float32), ("bf16 eager", bf16, torch.bfloat16),
-                           ("bf16 + compile", compiled, torch.bfloat16)):
+    for name, m, dtype in (
+        ("fp32 eager", fp32, torch.float32),
+        ("bf16 eager", bf16, torch.bfloat16),
+        ("bf16 + compile", compiled, torch.bfloat16),
+    ):
         pred = DetectionPredictor(m, mean=cfg.mean, std=cfg.std, device=dev, dtype=dtype, batch_size=n)
         mean, std = pred._mean, pred._std
 
         def step() -> None:
             with torch.inference_mode():
-                m(((batch.permute(0, 3, 1, 2).float() - mean) / std).to(dtype).contiguous())  # as preprocess()
+                m(
+                    ((batch.permute(0, 3, 1, 2).float() - mean) / std).to(dtype).contiguous()
+                )  # as preprocess()
 
         t = timed(step, args.repeat, True)  # timed() runs once untimed first: compilation is excluded
         out = pred(pages)
-        rows.append({"row": name, "batch": n, "model_pages_per_s": round(n / t, 1),
-                     "f1_vs_fp32": agreement(ref, out)})
-    pred = DetectionPredictor(compiled, mean=cfg.mean, std=cfg.std, device=dev, dtype=torch.bfloat16, batch_size=n)
+        rows.append(
+            {"row": name, "batch": n, "model_pages_per_s": round(n / t, 1), "f1_vs_fp32": agreement(ref, out)}
+        )
+    pred = DetectionPredictor(
+        compiled, mean=cfg.mean, std=cfg.std, device=dev, dtype=torch.bfloat16, batch_size=n
+    )
     e2e = timed(lambda: pred(pages), 1, True)
-    rows.append({"row": "bf16 + compile, end to end (1 CPU core post-processing)",
-                 "pages_per_s": round(len(pages) / e2e, 1), "f1_vs_fp32": agreement(ref, pred(pages))})
+    rows.append(
+        {
+            "row": "bf16 + compile, end to end (1 CPU core post-processing)",
+            "pages_per_s": round(len(pages) / e2e, 1),
+            "f1_vs_fp32": agreement(ref, pred(pages)),
+        }
+    )
     return rows
 
 
@@ -137,19 +170,28 @@ def main() -> int:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--arch", default=None)
     p.add_argument("--weights", default="default", help="'default', a safetensors path, or 'random'")
-    p.add_argument("--pages", type=int, default=None, help="pages (default: 12 on CPU, 32 = one batch on CUDA)")
+    p.add_argument(
+        "--pages", type=int, default=None, help="pages (default: 12 on CPU, 32 = one batch on CUDA)"
+    )
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat", type=int, default=10)
     p.add_argument("--out", default=None)
     args = p.parse_args()
     args.weights = None if args.weights == "random" else args.weights
+    load_before = os.getloadavg()[0]  # the 2-core dev machine is shared: record how busy it was
     if args.device == "cpu":
         pages = render_pages(args.pages or 12, ("form", "letter", "receipt", "article"))
     else:
         pages = render_pages(args.pages or 32, ("form", "letter", "article"))
     rows = cpu_rows(args, pages) if args.device == "cpu" else cuda_rows(args, pages)
     device = torch.cuda.get_device_name() if args.device == "cuda" else f"cpu x{args.threads} threads"
-    report = {"device": device, "torch": torch.__version__, "pages": len(pages), "rows": rows}
+    report = {
+        "device": device,
+        "torch": torch.__version__,
+        "pages": len(pages),
+        "rows": rows,
+        "loadavg_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+    }
     print(f"{'row':<58} {'pages/s':>10} {'f1 vs fp32':>11}")
     for r in rows:
         speed = r.get("model_pages_per_s", r.get("pages_per_s"))

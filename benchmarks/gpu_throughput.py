@@ -206,10 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("this benchmark needs a CUDA GPU")
     rows = [run_rung(r.strip(), args) for r in args.rungs.split(",") if r.strip()]
     base = next((r for r in rows if r["rung"] == "fp32" and "error" not in r), None)
+    base_words = base["_words"] if base is not None else None
     for row in rows:
         if "error" not in row and base is not None:
             row["speedup"] = round(row["pages_per_s"] / base["pages_per_s"], 2)
-            row["agreement"] = agreement(base["_words"], row["_words"])
+            row["agreement"] = agreement(base_words, row["_words"])
         words = row.pop("_words", None)
         if words:
             row["words_per_page"] = round(sum(len(page) for w in words for page in w) / row["pages"], 1)

@@ -28,15 +28,27 @@ def _write_set(root: Path, kind: str = "page", level: str = "word") -> Path:
         x, items = 30, []
         for w in words:
             draw.text((x, 100), w, font=font, fill=0, anchor="ls")
-            l, t, r, b = draw.textbbox((x, 100), w, font=font, anchor="ls")
-            items.append({"text": w, "polygon": [[l - 2, t - 2], [r + 2, t - 2], [r + 2, b + 2], [l - 2, b + 2]],
-                          "ignore": False})
-            x = r + 15
+            x0, y0, x1, y1 = draw.textbbox((x, 100), w, font=font, anchor="ls")
+            items.append(
+                {
+                    "text": w,
+                    "polygon": [[x0 - 2, y0 - 2], [x1 + 2, y0 - 2], [x1 + 2, y1 + 2], [x0 - 2, y1 + 2]],
+                    "ignore": False,
+                }
+            )
+            x = x1 + 15
         draw.rectangle([30, 180, 120, 220], outline=0)
         items.append({"text": "", "polygon": [[30, 180], [120, 180], [120, 220], [30, 220]], "ignore": True})
         page.save(root / "images" / f"{sid}.png")
-        gt = {"id": sid, "image": f"images/{sid}.png", "width": 700, "height": 260, "level": level,
-              "source": {}, "words": items}
+        gt = {
+            "id": sid,
+            "image": f"images/{sid}.png",
+            "width": 700,
+            "height": 260,
+            "level": level,
+            "source": {},
+            "words": items,
+        }
         (root / "gt" / f"{sid}.json").write_text(json.dumps(gt))
         ids.append(sid)
     (root / "index.json").write_text(json.dumps({"set": root.name, "kind": kind, "level": level, "ids": ids}))

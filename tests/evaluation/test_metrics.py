@@ -5,8 +5,17 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vision.evaluation.metrics import (Counts, cer_counts, detection_counts, drop_ignored, end_to_end_counts,
-                                       greedy_match, ground_truth_words, reading_order_text, split_line)
+from vision.evaluation.metrics import (
+    Counts,
+    cer_counts,
+    detection_counts,
+    drop_ignored,
+    end_to_end_counts,
+    greedy_match,
+    ground_truth_words,
+    reading_order_text,
+    split_line,
+)
 
 
 def test_greedy_match_takes_highest_iou_first_and_one_to_one():
@@ -43,8 +52,10 @@ def test_split_line_proportional_to_characters():
 
 
 def test_ground_truth_words_splits_lines_and_collects_ignore():
-    items = [SimpleNamespace(text="TOTAL 12.50", polygon=[[0, 0], [110, 0], [110, 10], [0, 10]], ignore=False),
-             SimpleNamespace(text="", polygon=[[0, 20], [10, 20], [10, 30], [0, 30]], ignore=True)]
+    items = [
+        SimpleNamespace(text="TOTAL 12.50", polygon=[[0, 0], [110, 0], [110, 10], [0, 10]], ignore=False),
+        SimpleNamespace(text="", polygon=[[0, 20], [10, 20], [10, 30], [0, 30]], ignore=True),
+    ]
     boxes, texts, ignore = ground_truth_words(items, level="line")
     assert texts == ["TOTAL", "12.50"]
     np.testing.assert_allclose(boxes, [[0, 0, 50, 10], [60, 0, 110, 10]])
@@ -55,10 +66,15 @@ def test_ground_truth_words_splits_lines_and_collects_ignore():
 
 def test_predictions_mostly_on_ignore_regions_are_dropped():
     ignore = np.array([[0, 0, 10, 10], [10, 0, 20, 10]], float)
-    pred = np.array([[5, 0, 15, 10],      # fully on the union of two ignore boxes
-                     [15, 0, 25, 10],     # exactly half on ignore: dropped (>= 50%)
-                     [16, 0, 26, 10],     # 40% on ignore: kept
-                     [30, 0, 40, 10]], float)
+    pred = np.array(
+        [
+            [5, 0, 15, 10],  # fully on the union of two ignore boxes
+            [15, 0, 25, 10],  # exactly half on ignore: dropped (>= 50%)
+            [16, 0, 26, 10],  # 40% on ignore: kept
+            [30, 0, 40, 10],
+        ],
+        float,
+    )
     assert drop_ignored(pred, ignore).tolist() == [False, False, True, True]
     gt = np.array([[30, 0, 40, 10]], float)
     assert detection_counts(gt, pred, 0.5, ignore) == Counts(1, 2, 1)

@@ -7,8 +7,14 @@ import torch
 from vision.io.page import PageImage
 from vision.models import get_model, list_models
 from vision.models.detection.dbnet import DBNet, DBOutput, DBProbability
-from vision.models.detection.predictor import (INPUT_SHAPES, DetectionPredictor, DetectionResult, detection_predictor,
-                                               fit_page, pick_shape)
+from vision.models.detection.predictor import (
+    INPUT_SHAPES,
+    DetectionPredictor,
+    DetectionResult,
+    detection_predictor,
+    fit_page,
+    pick_shape,
+)
 from vision.ops.db_postprocess import DBParams
 
 DETECTION_MODELS = list_models(task="detection")
@@ -44,9 +50,16 @@ def test_config_is_frozen_and_overridable():
         model.config.neck_channels = 8  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("hw,expected", [((1000, 762), (1024, 768)), ((1471, 750), (1024, 512)),
-                                         ((800, 800), (1024, 1024)), ((700, 1000), (768, 1024)),
-                                         ((100, 1000), (512, 1024))])
+@pytest.mark.parametrize(
+    "hw,expected",
+    [
+        ((1000, 762), (1024, 768)),
+        ((1471, 750), (1024, 512)),
+        ((800, 800), (1024, 1024)),
+        ((700, 1000), (768, 1024)),
+        ((100, 1000), (512, 1024)),
+    ],
+)
 def test_pick_shape_by_aspect_ratio(hw, expected):
     assert pick_shape(*hw) == expected
 
@@ -63,8 +76,15 @@ def test_fit_page_keeps_aspect_and_pads_white():
 def small_predictor():
     model = get_model("db_mobilenet_v3_large", weights=None).eval()
     prob = DBProbability(model)
-    return DetectionPredictor(prob, mean=model.config.mean, std=model.config.std, device=torch.device("cpu"),
-                              batch_size=2, params=DBParams(), shapes=((128, 128), (128, 96), (96, 128)))
+    return DetectionPredictor(
+        prob,
+        mean=model.config.mean,
+        std=model.config.std,
+        device=torch.device("cpu"),
+        batch_size=2,
+        params=DBParams(),
+        shapes=((128, 128), (128, 96), (96, 128)),
+    )
 
 
 def test_predictor_returns_one_result_per_page_in_order(small_predictor):
@@ -87,8 +107,15 @@ def test_grayscale_pages_are_accepted(small_predictor):
     assert len(small_predictor([gray])) == 1
 
 
-@pytest.mark.parametrize("bad", [np.zeros((10, 10, 3), np.float32), np.zeros((10, 10, 4), np.uint8), "page",
-                                 np.zeros((0, 10, 3), np.uint8)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.zeros((10, 10, 3), np.float32),
+        np.zeros((10, 10, 4), np.uint8),
+        "page",
+        np.zeros((0, 10, 3), np.uint8),
+    ],
+)
 def test_bad_pages_raise_value_error(small_predictor, bad):
     with pytest.raises(ValueError):
         small_predictor([bad])

@@ -18,8 +18,28 @@ from vision.training.synth.page_degrade import degrade_page
 from vision.training.synth.pages import PageRenderer
 
 SHAPE = (512, 384)
-WORDS = ("Date:", "TOTAL", "Invoice", "of", "the", "Company", "12/04/1998", "$1,250.00", "Report", "R&D", "No.",
-         "Smith", "approved", "(212)", "555-0134", "Tobacco", "Research", "Brand", "Sales", "Fax:")
+WORDS = (
+    "Date:",
+    "TOTAL",
+    "Invoice",
+    "of",
+    "the",
+    "Company",
+    "12/04/1998",
+    "$1,250.00",
+    "Report",
+    "R&D",
+    "No.",
+    "Smith",
+    "approved",
+    "(212)",
+    "555-0134",
+    "Tobacco",
+    "Research",
+    "Brand",
+    "Sales",
+    "Fax:",
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +51,8 @@ def pages() -> list[np.ndarray]:
     for layout in ("form", "letter", "receipt"):
         page = renderer(rng, layout).image
         region = np.full((*SHAPE, 3), 255, np.uint8)
-        crop = page[40:40 + SHAPE[0], 20:20 + SHAPE[1]]
-        region[:crop.shape[0], :crop.shape[1]] = crop
+        crop = page[40 : 40 + SHAPE[0], 20 : 20 + SHAPE[1]]
+        region[: crop.shape[0], : crop.shape[1]] = crop
         out.append(degrade_page(region, rng, "scan"))
     return out
 
@@ -45,8 +65,16 @@ def model() -> DBProbability:
 def _predictor(m, dtype=torch.float32, shape=SHAPE) -> DetectionPredictor:
     cfg = get_model("db_mobilenet_v3_large", weights=None).config
     params = DBParams(**get_entry("db_mobilenet_v3_large").weights.meta["postprocess"])
-    return DetectionPredictor(m, mean=cfg.mean, std=cfg.std, device=torch.device("cpu"), dtype=dtype,
-                              batch_size=3, params=params, shapes=(shape,))
+    return DetectionPredictor(
+        m,
+        mean=cfg.mean,
+        std=cfg.std,
+        device=torch.device("cpu"),
+        dtype=dtype,
+        batch_size=3,
+        params=params,
+        shapes=(shape,),
+    )
 
 
 @pytest.fixture(scope="module")

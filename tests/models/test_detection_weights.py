@@ -41,9 +41,9 @@ def test_shipped_detector_finds_printed_words():
     words, x, truth = ["Invoice", "number", "12345", "dated", "2024-05-01"], 40, []
     for w in words:
         draw.text((x, 130), w, font=font, fill="black", anchor="ls")
-        l, t, r, b = draw.textbbox((x, 130), w, font=font, anchor="ls")
-        truth.append([l, t, r, b])
-        x = r + font.getlength(" ")
+        x0, y0, x1, y1 = draw.textbbox((x, 130), w, font=font, anchor="ls")
+        truth.append([x0, y0, x1, y1])
+        x = x1 + font.getlength(" ")
     result = detection_predictor(device="cpu")([np.asarray(page)])[0]
     assert len(result) == len(words)
     pred = result.boxes * np.array([900, 300, 900, 300])

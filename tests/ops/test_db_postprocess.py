@@ -4,8 +4,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.ops.boxes import (box_area, box_iou, boxes_to_polygons, clip_boxes, intersection_over_first, order_quad,
-                              polygons_to_boxes)
+from vision.ops.boxes import (
+    box_area,
+    box_iou,
+    boxes_to_polygons,
+    clip_boxes,
+    intersection_over_first,
+    order_quad,
+    polygons_to_boxes,
+)
 from vision.ops.db_postprocess import DBParams, binarize, db_postprocess, region_score, unclip
 from vision.training.losses.db import db_targets
 
@@ -68,8 +75,13 @@ def test_low_scores_and_tiny_regions_are_dropped():
     out = db_postprocess(prob, DBParams(bin_thresh=0.3, box_thresh=0.5))
     assert len(out.boxes) == 1
     assert 0.45 < out.boxes[0, 1] < 0.55
-    assert region_score(prob, cv2.findContours((prob > 0.3).astype(np.uint8), cv2.RETR_EXTERNAL,
-                                               cv2.CHAIN_APPROX_SIMPLE)[0][0]) > 0
+    assert (
+        region_score(
+            prob,
+            cv2.findContours((prob > 0.3).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0][0],
+        )
+        > 0
+    )
 
 
 def test_rotated_polygons_follow_the_text_angle():

@@ -6,7 +6,7 @@ from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page
 
 from vision.io.page import PageImage, TextLayerWord
 from vision.ops.boxes import box_iou
-from vision.pipelines.base import Pipeline
+from vision.pipelines.base import PageState, Pipeline
 from vision.pipelines.ocr import DetectStage, OCROptions, OCRPredictor, build_pipeline, ocr_predictor
 from vision.pipelines.orientation import rotate_image, rotate_points
 from vision.structures import Document
@@ -153,3 +153,25 @@ def test_options_are_typed_and_validated():
     pipe = build_pipeline(options, InkDetector(), TemplateReader())
     assert pipe.names == ["read", "text_layer", "orientation", "detect", "crop", "recognize", "layout"]
     assert isinstance(OCRPredictor(pipe, options)([render_page()[0]]), Document)
+
+
+def test_crops_read_as_several_words_are_split_in_proportion():
+    from vision.pipelines.ocr import LayoutStage, split_spaced
+
+    quad = np.array([[0.1, 0.2], [0.5, 0.2], [0.5, 0.3], [0.1, 0.3]])
+    (a, qa), (b, qb) = split_spaced(" TOTAL 12.00 ", quad)  # 11 characters: 5 + space + 5
+    assert (a, b) == ("TOTAL", "12.00")
+    np.testing.assert_allclose(qa[:, 0], [0.1, 0.1 + 0.4 * 5 / 11, 0.1 + 0.4 * 5 / 11, 0.1])
+    np.testing.assert_allclose(qb[:, 0], [0.1 + 0.4 * 6 / 11, 0.5, 0.5, 0.1 + 0.4 * 6 / 11])
+    assert split_spaced("  ", quad) == [] and split_spaced("one", quad)[0][0] == "one"
+    tilted = np.array([[0.0, 0.0], [0.4, 0.1], [0.38, 0.18], [-0.02, 0.08]])
+    (_, left), (_, right) = split_spaced("ab cd", tilted)
+    np.testing.assert_allclose(left[1], [0.16, 0.04])  # along the tilted top edge
+    np.testing.assert_allclose(right[2], tilted[2])
+
+    image = np.full((100, 200, 3), 255, np.uint8)
+    state = PageState(PageImage(image, "p", 0, (100, 200)), image, boxes=np.array([[0.1, 0.2, 0.5, 0.3]]),
+                      polygons=quad[None].astype(np.float32), texts=[("TOTAL 12.00", 0.9)])
+    page = LayoutStage().page(state)
+    assert [w.value for w in page.words] == ["TOTAL", "12.00"] and len(page.blocks[0].lines) == 1
+    np.testing.assert_allclose(page.words[1].geometry, (0.1 + 0.4 * 6 / 11, 0.2, 0.5, 0.3), atol=1e-6)

@@ -49,7 +49,7 @@ def test_make_page_and_crops_keep_targets_aligned():
     page = np.full((400, 300, 3), 255, np.uint8)
     boxes = np.array([[50, 50, 250, 80], [50, 200, 150, 230]], np.float32)
     for x0, y0, x1, y1 in boxes.astype(int):
-        page[y0 + 5:y1 - 5, x0 + 2:x1 - 2] = 0
+        page[y0 + 5 : y1 - 5, x0 + 2 : x1 - 2] = 0
     image, t = make_page(page, boxes, rng, cfg, profile="clean", scale_jitter=False, geometry=False)
     assert image.shape[:2] == t["gt"].shape == (256, 192)
     dark = image.mean(axis=2) < 128
@@ -80,11 +80,30 @@ def pdf_set(tmp_path_factory) -> Path:
 
 
 def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
-    data = {"pdf_dir": str(pdf_set), "fonts_dir": DEJAVU, "dict_dir": "", "val_pages": 1, "crop": 128,
-            "crops_per_page": 2, "long_side": 384}
+    data = {
+        "pdf_dir": str(pdf_set),
+        "fonts_dir": DEJAVU,
+        "dict_dir": "",
+        "val_pages": 1,
+        "crop": 128,
+        "crops_per_page": 2,
+        "long_side": 384,
+    }
     cfg_path = tmp_path / "cfg.json"
-    cfg_path.write_text(json.dumps({"batch_size": 2, "workers": 0, "bf16": False, "device": "cpu", "log_every": 1,
-                                    "reserve_s": 0, "val_budget_s": 30, "data": data}))
+    cfg_path.write_text(
+        json.dumps(
+            {
+                "batch_size": 2,
+                "workers": 0,
+                "bf16": False,
+                "device": "cpu",
+                "log_every": 1,
+                "reserve_s": 0,
+                "val_budget_s": 30,
+                "data": data,
+            }
+        )
+    )
     out = tmp_path / "out"
     summary = train(load_config(str(cfg_path), out_dir=str(out), max_steps=2))
     assert summary["step"] == 2 and (out / "ckpt" / "trainer.json").is_file()
@@ -92,9 +111,17 @@ def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
     assert summary["validation"]["pages"] == 1 and summary["validation"]["sweep"]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["config"]["data"]["crop"] == 128
-    again = train(load_config(str(cfg_path), out_dir=str(tmp_path / "out2"), max_steps=1, resume=str(out / "ckpt")))
+    again = train(
+        load_config(str(cfg_path), out_dir=str(tmp_path / "out2"), max_steps=1, resume=str(out / "ckpt"))
+    )
     assert again["step"] == 3 and again["optimizer"] == "restored"
-    for f in (out / "ckpt").glob("optim-*"):  # only the weights travelled: AdamW restarts, the schedule goes on
+    for f in (out / "ckpt").glob(
+        "optim-*"
+    ):  # only the weights travelled: AdamW restarts, the schedule goes on
         f.unlink()
-    third = train(load_config(str(cfg_path), out_dir=str(tmp_path / "out3"), max_steps=1, resume=str(out / "ckpt")))
-    assert third["step"] == 3 and third["optimizer"] == "restarted" and third["trained_s"] > summary["trained_s"]
+    third = train(
+        load_config(str(cfg_path), out_dir=str(tmp_path / "out3"), max_steps=1, resume=str(out / "ckpt"))
+    )
+    assert (
+        third["step"] == 3 and third["optimizer"] == "restarted" and third["trained_s"] > summary["trained_s"]
+    )

@@ -8,7 +8,13 @@ import pytest
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
 from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, subset_fonts, write_coverage
-from vision.training.synth.pdf_pages import RenderedPages, build_page_set, extract_words, ink_check, render_page
+from vision.training.synth.pdf_pages import (
+    RenderedPages,
+    build_page_set,
+    extract_words,
+    ink_check,
+    render_page,
+)
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 WORDS = ["Invoice", "TOTAL", "12.50", "Date:", "form", "of", "the", "Smith", "(555)", "ACME", "report"]
@@ -29,9 +35,13 @@ def test_every_layout_draws_boxed_words_on_ink(renderer, layout):
     assert len(page.boxes) == len(page.texts) > 5
     assert page.boxes.dtype == np.float32
     assert np.all(page.boxes[:, 2] > page.boxes[:, 0]) and np.all(page.boxes[:, 3] > page.boxes[:, 1])
-    assert page.boxes[:, 0].min() >= -1 and page.boxes[:, 2].max() <= w + 1 and page.boxes[:, 3].max() <= h + 1
+    assert (
+        page.boxes[:, 0].min() >= -1 and page.boxes[:, 2].max() <= w + 1 and page.boxes[:, 3].max() <= h + 1
+    )
     gray = page.image.mean(axis=2)
-    inked = [(gray[int(y0):int(y1) + 1, int(x0):int(x1) + 1] < 160).any() for x0, y0, x1, y1 in page.boxes]
+    inked = [
+        (gray[int(y0) : int(y1) + 1, int(x0) : int(x1) + 1] < 160).any() for x0, y0, x1, y1 in page.boxes
+    ]
     assert np.mean(inked) > 0.97  # every labelled word has ink under it
 
 
@@ -52,7 +62,10 @@ def test_quantize_size_picks_nearest_step():
 def test_subset_fonts_keeps_vocabulary_glyphs(tmp_path):
     n = subset_fonts(DEJAVU, tmp_path, per_family=1)
     families = {f.family for f in discover_fonts([DEJAVU], include_system=False)}
-    assert n == len(families) and (tmp_path / "DejaVuSans.ttf").stat().st_size < (DEJAVU / "DejaVuSans.ttf").stat().st_size
+    assert (
+        n == len(families)
+        and (tmp_path / "DejaVuSans.ttf").stat().st_size < (DEJAVU / "DejaVuSans.ttf").stat().st_size
+    )
     assert (tmp_path / "coverage.json").is_file()
 
 

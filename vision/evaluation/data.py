@@ -79,8 +79,14 @@ def load_rgb(path: Path) -> np.ndarray:
 
 
 def _words(gt: dict) -> tuple[GTWord, ...]:
-    return tuple(GTWord(str(w["text"]), np.asarray(w["polygon"], dtype=np.float64).reshape(-1, 2),
-                        bool(w.get("ignore", False))) for w in gt.get("words", []))
+    return tuple(
+        GTWord(
+            str(w["text"]),
+            np.asarray(w["polygon"], dtype=np.float64).reshape(-1, 2),
+            bool(w.get("ignore", False)),
+        )
+        for w in gt.get("words", [])
+    )
 
 
 @dataclass(frozen=True)
@@ -101,13 +107,16 @@ class EvalSet:
         try:
             gt = json.loads((self.root / "gt" / f"{sid}.json").read_text())
         except (OSError, json.JSONDecodeError) as exc:
-            raise CorruptFile(str(self.root / "gt" / f"{sid}.json"), f"unreadable ground truth ({exc})") from exc
+            raise CorruptFile(
+                str(self.root / "gt" / f"{sid}.json"), f"unreadable ground truth ({exc})"
+            ) from exc
         image = self.root / gt["image"]
         if self.kind == "crop":
             words = _words(gt)
             return CropSample(sid, image, " ".join(w.text for w in words if w.text and not w.ignore))
-        return PageSample(sid, image, int(gt["width"]), int(gt["height"]), gt.get("level", self.level),
-                          _words(gt))
+        return PageSample(
+            sid, image, int(gt["width"]), int(gt["height"]), gt.get("level", self.level), _words(gt)
+        )
 
     def __iter__(self) -> Iterator[PageSample | CropSample]:
         return (self[i] for i in range(len(self)))

@@ -18,8 +18,12 @@ TASK = "detection"
 _ALSO_IOU = 0.3  # README: report F1 at 0.3 beside 0.5 to tell convention misses from real ones
 
 
-def evaluate_detection(predict: Callable[[Sequence[np.ndarray]], Sequence[Any]], pages: EvalSet,
-                       iou_thresholds: Sequence[float] = (0.5, _ALSO_IOU), batch_size: int = 4) -> dict[str, Any]:
+def evaluate_detection(
+    predict: Callable[[Sequence[np.ndarray]], Sequence[Any]],
+    pages: EvalSet,
+    iou_thresholds: Sequence[float] = (0.5, _ALSO_IOU),
+    batch_size: int = 4,
+) -> dict[str, Any]:
     """Score a detector on a page set.
 
     Args:
@@ -38,7 +42,7 @@ def evaluate_detection(predict: Callable[[Sequence[np.ndarray]], Sequence[Any]],
     seconds = 0.0
     samples: list[PageSample] = list(pages)  # type: ignore[arg-type]
     for start in range(0, len(samples), batch_size):
-        chunk = samples[start:start + batch_size]
+        chunk = samples[start : start + batch_size]
         images = [s.load_image() for s in chunk]
         t0 = time.perf_counter()
         results = predict(images)
@@ -50,10 +54,21 @@ def evaluate_detection(predict: Callable[[Sequence[np.ndarray]], Sequence[Any]],
             for t in iou_thresholds:
                 totals[t] = totals[t] + detection_counts(gt, pred, t, ignore)
     return {
-        "set": pages.name, "pages": len(samples), "seconds": round(seconds, 3),
+        "set": pages.name,
+        "pages": len(samples),
+        "seconds": round(seconds, 3),
         "pages_per_s": round(len(samples) / seconds, 3) if seconds else None,
-        "iou": {str(t): {"precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4),
-                         "tp": c.tp, "n_pred": c.n_pred, "n_gt": c.n_gt} for t, c in totals.items()},
+        "iou": {
+            str(t): {
+                "precision": round(c.precision, 4),
+                "recall": round(c.recall, 4),
+                "f1": round(c.f1, 4),
+                "tp": c.tp,
+                "n_pred": c.n_pred,
+                "n_gt": c.n_gt,
+            }
+            for t, c in totals.items()
+        },
     }
 
 
@@ -74,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
     from vision.models.detection.predictor import detection_predictor
 
     pages = open_set(args.data, limit=args.limit)
-    predictor = detection_predictor(args.arch, weights=args.weights, device=args.device,
-                                    batch_size=args.batch_size)
+    predictor = detection_predictor(
+        args.arch, weights=args.weights, device=args.device, batch_size=args.batch_size
+    )
     thresholds = tuple(dict.fromkeys((args.iou, _ALSO_IOU)))
     report = evaluate_detection(predictor, pages, thresholds, batch_size=args.batch_size)
     report["arch"] = args.arch or "default"
@@ -84,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s")
     for t, s in report["iou"].items():
-        print(f"  IoU>={t}: precision {s['precision']:.4f}  recall {s['recall']:.4f}  F1 {s['f1']:.4f}"
-              f"  ({s['tp']} matched / {s['n_pred']} predicted / {s['n_gt']} ground truth)")
+        print(
+            f"  IoU>={t}: precision {s['precision']:.4f}  recall {s['recall']:.4f}  F1 {s['f1']:.4f}"
+            f"  ({s['tp']} matched / {s['n_pred']} predicted / {s['n_gt']} ground truth)"
+        )
     return 0

@@ -21,8 +21,18 @@ import numpy as np
 
 from vision.ops.boxes import box_area, box_iou
 
-__all__ = ["Counts", "greedy_match", "split_line", "ground_truth_words", "drop_ignored", "detection_counts",
-           "end_to_end_counts", "reading_order_text", "cer_counts", "IGNORE_COVER"]
+__all__ = [
+    "Counts",
+    "greedy_match",
+    "split_line",
+    "ground_truth_words",
+    "drop_ignored",
+    "detection_counts",
+    "end_to_end_counts",
+    "reading_order_text",
+    "cer_counts",
+    "IGNORE_COVER",
+]
 
 IGNORE_COVER = 0.5  # README: predictions lying >= 50% of their area on ignore regions are dropped
 
@@ -124,8 +134,12 @@ def _union_area(rects: np.ndarray) -> float:
         return 0.0
     xs, ys = np.unique(rects[:, 0::2]), np.unique(rects[:, 1::2])
     cx, cy = (xs[:-1] + xs[1:]) / 2, (ys[:-1] + ys[1:]) / 2
-    inside = ((rects[:, None, None, 0] <= cx[None, None, :]) & (cx[None, None, :] <= rects[:, None, None, 2])
-              & (rects[:, None, None, 1] <= cy[None, :, None]) & (cy[None, :, None] <= rects[:, None, None, 3]))
+    inside = (
+        (rects[:, None, None, 0] <= cx[None, None, :])
+        & (cx[None, None, :] <= rects[:, None, None, 2])
+        & (rects[:, None, None, 1] <= cy[None, :, None])
+        & (cy[None, :, None] <= rects[:, None, None, 3])
+    )
     covered = inside.any(axis=0)
     return float((covered * np.outer(np.diff(ys), np.diff(xs))).sum())
 
@@ -145,8 +159,9 @@ def drop_ignored(pred: np.ndarray, ignore: np.ndarray, cover: float = IGNORE_COV
     return keep
 
 
-def detection_counts(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5,
-                     ignore: np.ndarray | None = None) -> Counts:
+def detection_counts(
+    gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5, ignore: np.ndarray | None = None
+) -> Counts:
     """Detection counts of one page: ``gt float[N, 4]``, ``pred float[M, 4]``, ``ignore float[K, 4]``."""
     pred = np.asarray(pred, dtype=np.float64).reshape(-1, 4)
     if ignore is not None and len(ignore):
@@ -154,9 +169,15 @@ def detection_counts(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.
     return Counts(len(greedy_match(gt, pred, iou_threshold)), len(pred), len(gt))
 
 
-def end_to_end_counts(gt: np.ndarray, gt_texts: Sequence[str], pred: np.ndarray, pred_texts: Sequence[str],
-                      iou_threshold: float = 0.5, ignore: np.ndarray | None = None) -> Counts:
-    """End-to-end counts: :func:`detection_counts`' matching, pairs count when texts are equal ignoring case."""
+def end_to_end_counts(
+    gt: np.ndarray,
+    gt_texts: Sequence[str],
+    pred: np.ndarray,
+    pred_texts: Sequence[str],
+    iou_threshold: float = 0.5,
+    ignore: np.ndarray | None = None,
+) -> Counts:
+    """End-to-end counts: the detection matching; a pair counts when texts are equal ignoring case."""
     pred = np.asarray(pred, dtype=np.float64).reshape(-1, 4)
     texts = list(pred_texts)
     if ignore is not None and len(ignore):

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_area", "box_iou", "boxes_to_polygons", "polygons_to_boxes", "order_quad", "clip_boxes",
-           "scale_boxes", "intersection_over_first"]
+__all__ = [
+    "box_area",
+    "box_iou",
+    "boxes_to_polygons",
+    "polygons_to_boxes",
+    "order_quad",
+    "clip_boxes",
+    "scale_boxes",
+    "intersection_over_first",
+]
 
 
 def box_area(boxes: np.ndarray) -> np.ndarray:
@@ -29,7 +37,7 @@ def _intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU ``float[N, M]`` between ``a (float[N, 4])`` and ``b (float[M, 4])``; 0 where both are empty."""
+    """Pairwise IoU ``float[N, M]`` of ``a (float[N, 4])`` and ``b (float[M, 4])``; 0 where both are empty."""
     inter = _intersections(a, b)
     union = box_area(a)[:, None] + box_area(b)[None, :] - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
@@ -46,8 +54,10 @@ def boxes_to_polygons(boxes: np.ndarray) -> np.ndarray:
     """``float[N, 4]`` boxes to ``float[N, 4, 2]`` polygons (clockwise from top-left)."""
     b = np.asarray(boxes).reshape(-1, 4)
     x0, y0, x1, y1 = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-    return np.stack([np.stack([x0, y0], -1), np.stack([x1, y0], -1),
-                     np.stack([x1, y1], -1), np.stack([x0, y1], -1)], axis=1)
+    return np.stack(
+        [np.stack([x0, y0], -1), np.stack([x1, y0], -1), np.stack([x1, y1], -1), np.stack([x0, y1], -1)],
+        axis=1,
+    )
 
 
 def polygons_to_boxes(polygons: np.ndarray) -> np.ndarray:

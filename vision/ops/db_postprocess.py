@@ -88,7 +88,7 @@ def region_score(prob: np.ndarray, contour: np.ndarray) -> float:
     x, y, w, h = cv2.boundingRect(contour)
     mask = np.zeros((h, w), dtype=np.uint8)
     cv2.fillPoly(mask, [contour - np.array([x, y])], 1)
-    return float(cv2.mean(prob[y:y + h, x:x + w], mask=mask)[0])
+    return float(cv2.mean(prob[y : y + h, x : x + w], mask=mask)[0])
 
 
 def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight: bool = True) -> DBBoxes:
@@ -105,10 +105,11 @@ def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight:
     """
     prob = np.ascontiguousarray(prob, dtype=np.float32)
     h, w = prob.shape
-    contours, _ = cv2.findContours(binarize(prob, params.bin_thresh), cv2.RETR_EXTERNAL,
-                                   cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(
+        binarize(prob, params.bin_thresh), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
     if len(contours) > params.max_candidates:
-        contours = sorted(contours, key=cv2.contourArea, reverse=True)[:params.max_candidates]
+        contours = sorted(contours, key=cv2.contourArea, reverse=True)[: params.max_candidates]
     quads, scores = [], []
     for contour in contours:
         rect = cv2.minAreaRect(contour)

@@ -10,6 +10,7 @@ the crops of all pages of a batch in one call, so its batches stay full whatever
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -35,6 +36,7 @@ __all__ = [
     "CropStage",
     "RecognizeStage",
     "LayoutStage",
+    "split_spaced",
 ]
 
 
@@ -136,6 +138,28 @@ class RecognizeStage:
         return states
 
 
+def split_spaced(text: str, quad: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """The words of one recognised crop, each with its share of the crop's quad.
+
+    A detector sometimes boxes two words as one and the recognizer then reads a space; a ``Word`` holds
+    one word, so the text is split at whitespace and the quad ``[4, 2]`` (clockwise from the text's
+    top-left) is divided along its top and bottom edges in proportion to character counts, spaces
+    included (the evaluation README splits line boxes by the same rule). Blank text gives no words.
+    """
+    text = text.strip()
+    if not text:
+        return []
+    if " " not in text and "\t" not in text:
+        return [(text, quad)]
+    p0, p1, p2, p3 = np.asarray(quad, dtype=np.float64)
+    out = []
+    for match in re.finditer(r"\S+", text):
+        a, b = match.start() / len(text), match.end() / len(text)
+        sub = np.array([p0 + a * (p1 - p0), p0 + b * (p1 - p0), p3 + b * (p2 - p3), p3 + a * (p2 - p3)])
+        out.append((match.group(), sub))
+    return out
+
+
 class LayoutStage:
     """Build words (geometry in the output frame), arrange them into blocks and lines, and make ``Page``s."""
 
@@ -153,10 +177,14 @@ class LayoutStage:
 
     def _words(self, s: PageState) -> None:
         h, w = s.image.shape[:2]
-        keep = [i for i, (text, _) in enumerate(s.texts) if text.strip()]
-        quads = s.polygons[keep].astype(np.float64)
+        parts = [
+            (text, float(conf), quad)
+            for (raw, conf), quad in zip(s.texts, s.polygons.astype(np.float64))
+            for text, quad in split_spaced(raw, quad)
+        ]
+        quads = np.array([q for _, _, q in parts]).reshape(-1, 4, 2)
         if self.straight:
-            s.layout_boxes = s.boxes[keep].astype(np.float64) * [w, h, w, h]
+            s.layout_boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
         else:
             s.skew = dominant_angle(s.polygons.astype(np.float64) * [w, h])
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
@@ -164,11 +192,10 @@ class LayoutStage:
             quads = unrotate_points(quads, s.orientation)
         exact_box = self.straight and (s.orientation == 0 or self.straighten_pages)
         s.words = []
-        for i, quad in zip(keep, quads):
-            text, conf = s.texts[i]
-            box = clip_box(s.boxes[i] if exact_box else np.r_[quad.min(axis=0), quad.max(axis=0)])
+        for (text, conf, _), quad in zip(parts, quads):
+            box = clip_box(np.r_[quad.min(axis=0), quad.max(axis=0)])
             polygon = None if exact_box else tuple((float(x), float(y)) for x, y in np.clip(quad, 0, 1))
-            s.words.append(Word(text.strip(), float(conf), box, polygon))  # type: ignore[arg-type]
+            s.words.append(Word(text, conf, box, polygon))  # type: ignore[arg-type]
 
     def page(self, s: PageState) -> Page:
         """The finished page of one state."""

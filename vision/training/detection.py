@@ -1,4 +1,4 @@
-"""Train the DBNet text detector (resumable, time-budgeted): ``python -m vision.training.detection --config F``.
+"""Train the DBNet text detector (resumable, time-budgeted): ``python -m vision.training.detection -h``.
 
 Data: rendered born-digital PDF pages and synthetic pages, degraded (see
 :mod:`vision.training.detection_data`); never the evaluation sets. A run trains for ``max_minutes`` of wall
@@ -72,7 +72,7 @@ def load_config(path: str | None, **overrides: Any) -> TrainConfig:
 
 
 def _lr_factor(cfg: TrainConfig, trained_s: float, since_start_s: float) -> float:
-    """Warm-up (also after a resume, since optimizer moments may restart) then cosine to 2% by total_minutes."""
+    """Warm-up (again after a resume: optimizer moments may restart), then cosine to 2% at total_minutes."""
     warm = min(1.0, (since_start_s + 1.0) / cfg.warmup_s)
     progress = min(1.0, trained_s / (cfg.total_minutes * 60))
     return warm * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * progress)))
@@ -102,17 +102,31 @@ def _batch_to(batch: dict[str, torch.Tensor], device: torch.device, model: DBNet
     mean = torch.tensor(model.config.mean, device=device).view(1, 3, 1, 1) * 255
     std = torch.tensor(model.config.std, device=device).view(1, 3, 1, 1) * 255
     x = (batch["image"].to(device, non_blocking=True).permute(0, 3, 1, 2).float() - mean) / std
-    maps = [batch[k].to(device, non_blocking=True).unsqueeze(1).float() for k in ("gt", "mask", "thresh", "thresh_mask")]
+    maps = [
+        batch[k].to(device, non_blocking=True).unsqueeze(1).float()
+        for k in ("gt", "mask", "thresh", "thresh_mask")
+    ]
     maps[2] = maps[2] / 255.0
     return (x.contiguous(memory_format=torch.channels_last), *maps)
 
 
-def _save(cfg: TrainConfig, model: DBNet, opt: torch.optim.Optimizer, step: int, state: dict[str, Any],
-          out: Path) -> None:
-    extra = {"trained_s": float(state["trained_s"]), "samples": int(state["samples"]),
-             "resumes": int(state["resumes"])}
-    save_checkpoint(out / "ckpt", model=model, step=step, config=dataclasses.asdict(cfg), optimizer=opt,
-                    extra=extra, rng=False)
+def _save(
+    cfg: TrainConfig, model: DBNet, opt: torch.optim.Optimizer, step: int, state: dict[str, Any], out: Path
+) -> None:
+    extra = {
+        "trained_s": float(state["trained_s"]),
+        "samples": int(state["samples"]),
+        "resumes": int(state["resumes"]),
+    }
+    save_checkpoint(
+        out / "ckpt",
+        model=model,
+        step=step,
+        config=dataclasses.asdict(cfg),
+        optimizer=opt,
+        extra=extra,
+        rng=False,
+    )
 
 
 def train(cfg: TrainConfig) -> dict[str, Any]:
@@ -133,9 +147,13 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         state["resumes"] = int(state.get("resumes", 0)) + 1
     step, trained_before = int(state["step"]), float(state["trained_s"])
     run_model = torch.compile(model) if cfg.compile else model
-    loader = DataLoader(DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
-                        batch_size=cfg.batch_size, num_workers=cfg.workers, pin_memory=device.type == "cuda",
-                        prefetch_factor=2 if cfg.workers else None)
+    loader = DataLoader(
+        DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
+        batch_size=cfg.batch_size,
+        num_workers=cfg.workers,
+        pin_memory=device.type == "cuda",
+        prefetch_factor=2 if cfg.workers else None,
+    )
     budget = cfg.max_minutes * 60 - cfg.reserve_s
     steps_here, t_data, last_ckpt = 0, 0.0, time.time()
     model.train()
@@ -157,10 +175,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             state["samples"] = int(state["samples"]) + x.shape[0]
             state["trained_s"] = trained_before + (t0 - t_loop)
             if step % cfg.log_every == 0 or steps_here == 1:
-                line = (f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
-                        f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
-                        f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} "
-                        f"data-wait {t_data / (t0 - t_loop):.2f}")
+                line = (
+                    f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
+                    f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
+                    f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} "
+                    f"data-wait {t_data / (t0 - t_loop):.2f}"
+                )
                 print(line, flush=True)
                 log.write(line + "\n")
             if time.time() - last_ckpt > cfg.ckpt_every_s:
@@ -170,13 +190,22 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 break
     del loader
     _save(cfg, model, opt, step, state, out)
-    weights = save_weights(model, out / f"det_{cfg.arch}.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+    weights = save_weights(
+        model, out / f"det_{cfg.arch}.safetensors", metadata={"arch": cfg.arch, "step": str(step)}
+    )
     seconds = max(t0 - t_loop, 1e-6)
-    summary = {"arch": cfg.arch, "step": step, "trained_s": round(float(state["trained_s"]), 1),
-               "samples": state["samples"], "steps_this_call": steps_here,
-               "samples_per_s": round(steps_here * cfg.batch_size / seconds, 1),
-               "data_wait_fraction": round(t_data / seconds, 3), "optimizer": state.get("optimizer", "new"),
-               "weights": weights.name, "config": dataclasses.asdict(cfg)}
+    summary = {
+        "arch": cfg.arch,
+        "step": step,
+        "trained_s": round(float(state["trained_s"]), 1),
+        "samples": state["samples"],
+        "steps_this_call": steps_here,
+        "samples_per_s": round(steps_here * cfg.batch_size / seconds, 1),
+        "data_wait_fraction": round(t_data / seconds, 3),
+        "optimizer": state.get("optimizer", "new"),
+        "weights": weights.name,
+        "config": dataclasses.asdict(cfg),
+    }
     model.eval()
     summary["validation"] = validate(model, cfg.data, device, budget_s=cfg.val_budget_s)
     summary["wall_s"] = round(time.time() - t_start, 1)
@@ -187,7 +216,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vision train detection`` / ``python -m vision.training.detection``."""
     parser.add_argument("--config", default=None, help="JSON recipe (TrainConfig fields, 'data' nested)")
-    parser.add_argument("--out", dest="out_dir", default=None, help="output folder (checkpoint, weights, metrics)")
+    parser.add_argument(
+        "--out", dest="out_dir", default=None, help="output folder (checkpoint, weights, metrics)"
+    )
     parser.add_argument("--resume", default=None, help="checkpoint folder to continue from")
     parser.add_argument("--max-minutes", type=float, default=None, help="wall-time budget of this call")
     parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps (smoke tests)")
@@ -195,13 +226,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="data-loader worker processes")
     parser.add_argument("--batch-size", type=int, default=None, help="crops per step")
     parser.add_argument("--crop", type=int, default=None, help="crop size in pixels")
-    parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
-                        help="torch.compile the model (default: the config's)")
+    parser.add_argument(
+        "--compile",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="torch.compile the model (default: the config's)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Train with the recipe in ``--config`` and the command-line overrides."""
-    keys = ("out_dir", "resume", "max_minutes", "max_steps", "device", "workers", "batch_size", "crop", "compile")
+    keys = (
+        "out_dir",
+        "resume",
+        "max_minutes",
+        "max_steps",
+        "device",
+        "workers",
+        "batch_size",
+        "crop",
+        "compile",
+    )
     cfg = load_config(args.config, **{k: getattr(args, k, None) for k in keys})
     summary = train(cfg)
     print(json.dumps({k: v for k, v in summary.items() if k != "config"}, indent=2))
@@ -209,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(prog="python -m vision.training.detection", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="python -m vision.training.detection", description=__doc__.splitlines()[0]
+    )
     add_arguments(p)
     sys.exit(run(p.parse_args()))

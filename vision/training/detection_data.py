@@ -20,11 +20,19 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from vision.training.losses.db import THRESH_MIN, db_targets
-from vision.training.synth.pdf_pages import WORDS_FILE
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
+from vision.training.synth.pdf_pages import WORDS_FILE
 
-__all__ = ["DataConfig", "PageWords", "PageSources", "make_page", "random_crops", "DetectionStream",
-           "validation_pages", "prepare_assets"]
+__all__ = [
+    "DataConfig",
+    "PageWords",
+    "PageSources",
+    "make_page",
+    "random_crops",
+    "DetectionStream",
+    "validation_pages",
+    "prepare_assets",
+]
 
 
 @dataclass(frozen=True)
@@ -87,10 +95,16 @@ class PageSources:
             n = len(RenderedPages(Path(cfg.pdf_dir)).records)
             split = max(n - cfg.val_pages, 0)
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
-        self.renderer = None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir))
+        self.renderer = (
+            None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir))
+        )
 
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        if self.pdf is not None and len(self.pdf) and (self.renderer is None or rng.random() < self.cfg.pdf_share):
+        if (
+            self.pdf is not None
+            and len(self.pdf)
+            and (self.renderer is None or rng.random() < self.cfg.pdf_share)
+        ):
             image, boxes, _ = self.pdf.page(int(rng.integers(len(self.pdf))))
             return image, boxes
         page = self.renderer(rng)
@@ -103,9 +117,15 @@ def _profile(rng: np.random.Generator) -> str:
     return names[int(rng.choice(len(names), p=p / p.sum()))]
 
 
-def make_page(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, cfg: DataConfig,
-              profile: str | None = None, scale_jitter: bool = True,
-              geometry: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def make_page(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    rng: np.random.Generator,
+    cfg: DataConfig,
+    profile: str | None = None,
+    scale_jitter: bool = True,
+    geometry: bool = True,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Scale, target, warp (unless ``geometry`` is False) and degrade one page.
 
     Returns ``(uint8[H, W, 3], targets)`` (see db_targets).
@@ -113,8 +133,11 @@ def make_page(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, cf
     h, w = image.shape[:2]
     long_side = cfg.long_side * (2 ** rng.uniform(-0.5, 0.5) if scale_jitter else 1.0)
     s = long_side / max(h, w)
-    image = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))),
-                       interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    image = cv2.resize(
+        image,
+        (max(1, round(w * s)), max(1, round(h * s))),
+        interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+    )
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4) * s
     h, w = image.shape[:2]
     t = db_targets(h, w, boxes, shrink=cfg.shrink)
@@ -124,19 +147,23 @@ def make_page(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator, cf
         image = warp_page(image, matrix, out_shape, rng, photo=profile == "photo")
         size = (out_shape[1], out_shape[0])
         nearest = dict(flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
-        t = {"gt": cv2.warpPerspective(t["gt"], matrix, size, borderValue=0, **nearest),
-             "mask": cv2.warpPerspective(t["mask"], matrix, size, borderValue=1, **nearest),
-             "thresh": cv2.warpPerspective(t["thresh"], matrix, size, flags=cv2.INTER_LINEAR,
-                                           borderValue=round(THRESH_MIN * 255)),
-             "thresh_mask": cv2.warpPerspective(t["thresh_mask"], matrix, size, borderValue=0, **nearest)}
+        t = {
+            "gt": cv2.warpPerspective(t["gt"], matrix, size, borderValue=0, **nearest),
+            "mask": cv2.warpPerspective(t["mask"], matrix, size, borderValue=1, **nearest),
+            "thresh": cv2.warpPerspective(
+                t["thresh"], matrix, size, flags=cv2.INTER_LINEAR, borderValue=round(THRESH_MIN * 255)
+            ),
+            "thresh_mask": cv2.warpPerspective(t["thresh_mask"], matrix, size, borderValue=0, **nearest),
+        }
     image = degrade_page(image, rng, profile)
     if rng.random() < cfg.gray_share:
         image = np.repeat(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)[..., None], 3, axis=2)
     return np.ascontiguousarray(image), t
 
 
-def random_crops(image: np.ndarray, targets: dict[str, np.ndarray], rng: np.random.Generator, size: int,
-                 k: int) -> list[dict[str, np.ndarray]]:
+def random_crops(
+    image: np.ndarray, targets: dict[str, np.ndarray], rng: np.random.Generator, size: int, k: int
+) -> list[dict[str, np.ndarray]]:
     """``k`` crops of ``size x size`` (padded where the page is smaller), mostly centred near text."""
     h, w = image.shape[:2]
     ys, xs = np.nonzero(targets["gt"][::8, ::8])
@@ -145,17 +172,20 @@ def random_crops(image: np.ndarray, targets: dict[str, np.ndarray], rng: np.rand
     for _ in range(k):
         if len(ys) and rng.random() < 0.8:
             i = int(rng.integers(len(ys)))
-            cy, cx = ys[i] * 8 + rng.integers(-size // 3, size // 3 + 1), xs[i] * 8 + rng.integers(-size // 3, size // 3 + 1)
+            cy, cx = (
+                ys[i] * 8 + rng.integers(-size // 3, size // 3 + 1),
+                xs[i] * 8 + rng.integers(-size // 3, size // 3 + 1),
+            )
         else:
             cy, cx = rng.integers(0, max(h, 1)), rng.integers(0, max(w, 1))
         y0 = int(np.clip(cy - size // 2, 0, max(h - size, 0)))
         x0 = int(np.clip(cx - size // 2, 0, max(w - size, 0)))
         crop = {"image": np.empty((size, size, 3), np.uint8)}
         crop["image"][:] = pad_value
-        crop["image"][:min(size, h - y0), :min(size, w - x0)] = image[y0:y0 + size, x0:x0 + size]
+        crop["image"][: min(size, h - y0), : min(size, w - x0)] = image[y0 : y0 + size, x0 : x0 + size]
         for name, fill in (("gt", 0), ("mask", 1), ("thresh", round(THRESH_MIN * 255)), ("thresh_mask", 0)):
             m = np.full((size, size), fill, np.uint8)
-            m[:min(size, h - y0), :min(size, w - x0)] = targets[name][y0:y0 + size, x0:x0 + size]
+            m[: min(size, h - y0), : min(size, w - x0)] = targets[name][y0 : y0 + size, x0 : x0 + size]
             crop[name] = m
         out.append(crop)
     return out
@@ -209,8 +239,9 @@ def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray
     return out
 
 
-def prepare_assets(pdf_root: str, fonts_src: str, dict_src: str, out: str, *, pdf_pages: int = 700,
-                   seed: int = 7) -> dict[str, int]:
+def prepare_assets(
+    pdf_root: str, fonts_src: str, dict_src: str, out: str, *, pdf_pages: int = 700, seed: int = 7
+) -> dict[str, int]:
     """Make the carried training assets under ``out``: ``pdfpages/`` (rendered PDF pages + word boxes),
     ``fonts/`` (subset fonts + coverage) and ``dict/`` (compact word lists). Runs on the dev machine."""
     from vision.training.synth.corpus import prepare_word_lists
@@ -218,6 +249,8 @@ def prepare_assets(pdf_root: str, fonts_src: str, dict_src: str, out: str, *, pd
     from vision.training.synth.pdf_pages import build_page_set
 
     pdfs = sorted(Path(pdf_root).rglob("*.pdf"))
-    return {"pdf_pages": build_page_set(pdfs, Path(out) / "pdfpages", max_pages=pdf_pages, seed=seed),
-            "fonts": subset_fonts(fonts_src, Path(out) / "fonts"),
-            "words": prepare_word_lists(dict_src, Path(out) / "dict", max_per_list=25000, seed=0)}
+    return {
+        "pdf_pages": build_page_set(pdfs, Path(out) / "pdfpages", max_pages=pdf_pages, seed=seed),
+        "fonts": subset_fonts(fonts_src, Path(out) / "fonts"),
+        "words": prepare_word_lists(dict_src, Path(out) / "dict", max_per_list=25000, seed=0),
+    }

@@ -36,8 +36,15 @@ def _score(params: DBParams) -> Counts:
 
 
 def _row(params: DBParams, c: Counts) -> dict[str, Any]:
-    return {"unclip_ratio": params.unclip_ratio, "pad": params.pad, "bin_thresh": params.bin_thresh,
-            "box_thresh": params.box_thresh, "precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4)}
+    return {
+        "unclip_ratio": params.unclip_ratio,
+        "pad": params.pad,
+        "bin_thresh": params.bin_thresh,
+        "box_thresh": params.box_thresh,
+        "precision": round(c.precision, 4),
+        "recall": round(c.recall, 4),
+        "f1": round(c.f1, 4),
+    }
 
 
 def _sweep(settings: list[DBParams], deadline: float) -> list[dict[str, Any]]:
@@ -52,13 +59,15 @@ def _sweep(settings: list[DBParams], deadline: float) -> list[dict[str, Any]]:
 
 
 @torch.inference_mode()
-def _load_pages(model: DBNet, data: DataConfig, device: torch.device, limit: int | None,
-                label_pad: float) -> int:
+def _load_pages(
+    model: DBNet, data: DataConfig, device: torch.device, limit: int | None, label_pad: float
+) -> int:
     """Fill :data:`_PAGES` with probability maps of the held-out pages and their (padded) label boxes."""
     global _PAGES
     pages = validation_pages(data)[:limit]
-    pred = DetectionPredictor(DBProbability(model).eval(), mean=model.config.mean, std=model.config.std,
-                              device=device)
+    pred = DetectionPredictor(
+        DBProbability(model).eval(), mean=model.config.mean, std=model.config.std, device=device
+    )
     _PAGES = []
     for image, boxes in pages:
         canvas, (h, w) = fit_page(image, pick_shape(*image.shape[:2]))
@@ -68,8 +77,14 @@ def _load_pages(model: DBNet, data: DataConfig, device: torch.device, limit: int
     return len(pages)
 
 
-def validate(model: DBNet, data: DataConfig, device: torch.device, limit: int | None = None,
-             budget_s: float = 90.0, label_pad: float = 0.0) -> dict[str, Any]:
+def validate(
+    model: DBNet,
+    data: DataConfig,
+    device: torch.device,
+    limit: int | None = None,
+    budget_s: float = 90.0,
+    label_pad: float = 0.0,
+) -> dict[str, Any]:
     """F1 of ``model`` on held-out pages: every ``unclip_ratio`` in :data:`UNCLIP_SWEEP` at the default
     binarization threshold, then every threshold in :data:`BIN_SWEEP` at the best ratio.
 
@@ -86,16 +101,32 @@ def validate(model: DBNet, data: DataConfig, device: torch.device, limit: int | 
     base = DBParams()
     rows = _sweep([DBParams(unclip_ratio=u, bin_thresh=base.bin_thresh) for u in UNCLIP_SWEEP], deadline)
     best_u = max(rows, key=lambda r: r["f1"])["unclip_ratio"] if rows else base.unclip_ratio
-    rows += _sweep([DBParams(unclip_ratio=best_u, bin_thresh=b) for b in BIN_SWEEP if b != base.bin_thresh], deadline)
-    default = next((r for r in rows if r["unclip_ratio"] == base.unclip_ratio
-                    and r["bin_thresh"] == base.bin_thresh), None)
-    return {"pages": n, "label_pad": label_pad, "default": default,
-            "best": max(rows, key=lambda r: r["f1"]) if rows else None, "sweep": rows}
+    rows += _sweep(
+        [DBParams(unclip_ratio=best_u, bin_thresh=b) for b in BIN_SWEEP if b != base.bin_thresh], deadline
+    )
+    default = next(
+        (r for r in rows if r["unclip_ratio"] == base.unclip_ratio and r["bin_thresh"] == base.bin_thresh),
+        None,
+    )
+    return {
+        "pages": n,
+        "label_pad": label_pad,
+        "default": default,
+        "best": max(rows, key=lambda r: r["f1"]) if rows else None,
+        "sweep": rows,
+    }
 
 
-def calibrate(model: DBNet, data: DataConfig, device: torch.device, *, label_pad: float,
-              unclip: tuple[float, ...] = (0.3, 0.4, 0.5), pad: tuple[float, ...] = (0, 1, 2, 3, 4),
-              budget_s: float = 600.0) -> dict[str, Any]:
+def calibrate(
+    model: DBNet,
+    data: DataConfig,
+    device: torch.device,
+    *,
+    label_pad: float,
+    unclip: tuple[float, ...] = (0.3, 0.4, 0.5),
+    pad: tuple[float, ...] = (0, 1, 2, 3, 4),
+    budget_s: float = 600.0,
+) -> dict[str, Any]:
     """Grid of ``unclip_ratio`` x ``pad`` scored against labels padded by ``label_pad`` pixels.
 
     This is how the shipped post-processing is chosen for a box convention (e.g. "padded a few pixels
@@ -104,5 +135,9 @@ def calibrate(model: DBNet, data: DataConfig, device: torch.device, *, label_pad
     deadline = time.time() + budget_s
     n = _load_pages(model, data, device, None, label_pad)
     rows = _sweep([DBParams(unclip_ratio=u, pad=p) for u in unclip for p in pad], deadline)
-    return {"pages": n, "label_pad": label_pad, "best": max(rows, key=lambda r: r["f1"]) if rows else None,
-            "sweep": sorted(rows, key=lambda r: (r["unclip_ratio"], r["pad"]))}
+    return {
+        "pages": n,
+        "label_pad": label_pad,
+        "best": max(rows, key=lambda r: r["f1"]) if rows else None,
+        "sweep": sorted(rows, key=lambda r: (r["unclip_ratio"], r["pad"])),
+    }

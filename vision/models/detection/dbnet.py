@@ -19,8 +19,16 @@ from torchvision import models as tvm
 from vision.models._registry import register_model
 from vision.models.detection._weights import DEFAULT_WEIGHTS
 
-__all__ = ["DBNetConfig", "DBNet", "DBOutput", "DBProbability", "CONFIGS", "db_mobilenet_v3_large",
-           "db_resnet18", "db_resnet34"]
+__all__ = [
+    "DBNetConfig",
+    "DBNet",
+    "DBOutput",
+    "DBProbability",
+    "CONFIGS",
+    "db_mobilenet_v3_large",
+    "db_resnet18",
+    "db_resnet34",
+]
 
 
 @dataclass(frozen=True)
@@ -74,8 +82,9 @@ def _backbone(name: str) -> tuple[nn.ModuleList, list[int]]:
 
 
 def _conv_bn_relu(cin: int, cout: int, k: int = 3) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm2d(cout),
-                         nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, k, padding=k // 2, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class FPN(nn.Module):
@@ -91,8 +100,10 @@ class FPN(nn.Module):
         for i in range(len(lat) - 2, -1, -1):  # top-down: add the upsampled coarser level
             lat[i] = lat[i] + F.interpolate(lat[i + 1], size=lat[i].shape[-2:], mode="nearest")
         size = lat[0].shape[-2:]
-        outs = [F.interpolate(s(x), size=size, mode="nearest") if i else s(x)
-                for i, (s, x) in enumerate(zip(self.smooth, lat))]
+        outs = [
+            F.interpolate(s(x), size=size, mode="nearest") if i else s(x)
+            for i, (s, x) in enumerate(zip(self.smooth, lat))
+        ]
         return torch.cat(outs, dim=1)
 
 
@@ -100,7 +111,9 @@ def _head(cin: int, mid: int) -> nn.Sequential:
     """Stride-4 features to one full-resolution map (conv, then two x2 transposed convolutions)."""
     return nn.Sequential(
         _conv_bn_relu(cin, mid),
-        nn.ConvTranspose2d(mid, mid, 2, stride=2, bias=False), nn.BatchNorm2d(mid), nn.ReLU(inplace=True),
+        nn.ConvTranspose2d(mid, mid, 2, stride=2, bias=False),
+        nn.BatchNorm2d(mid),
+        nn.ReLU(inplace=True),
         nn.ConvTranspose2d(mid, 1, 2, stride=2),
     )
 
@@ -151,8 +164,12 @@ def _build(name: str, **overrides: object) -> DBNet:
     return DBNet(replace(CONFIGS[name], **overrides))  # type: ignore[arg-type]
 
 
-@register_model("db_mobilenet_v3_large", task="detection", weights=DEFAULT_WEIGHTS.get("db_mobilenet_v3_large"),
-                default=True)
+@register_model(
+    "db_mobilenet_v3_large",
+    task="detection",
+    weights=DEFAULT_WEIGHTS.get("db_mobilenet_v3_large"),
+    default=True,
+)
 def db_mobilenet_v3_large(**overrides: object) -> DBNet:
     """DBNet on MobileNetV3-large (the CPU default)."""
     return _build("db_mobilenet_v3_large", **overrides)

@@ -38,22 +38,40 @@ def compile_model(model: nn.Module, *, mode: str | None = None, backend: str = "
 
 
 def to_onnx(model: nn.Module, path: str | Path, *, example_shape: tuple[int, int] = (256, 256)) -> Path:
-    """Export ``model`` (fp32, CPU) to ``path`` with dynamic batch, height and width."""
+    """Export ``model`` (fp32, CPU) to ``path`` through ``torch.export`` with dynamic batch, height and width
+    (multiples of 32, as the predictor's shapes are)."""
+    from torch.export import Dim
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     model = model.float().cpu().eval()
     example = torch.zeros(1, 3, *example_shape)
-    torch.onnx.export(model, (example,), str(path), input_names=["images"], output_names=["prob"],
-                      dynamic_axes={"images": {0: "n", 2: "h", 3: "w"}, "prob": {0: "n", 2: "h", 3: "w"}},
-                      opset_version=17, dynamo=False)
+    shapes = {"images": {0: Dim("n", max=1024), 2: Dim.DYNAMIC, 3: Dim.DYNAMIC}}
+    torch.onnx.export(
+        model,
+        (example,),
+        str(path),
+        input_names=["images"],
+        output_names=["prob"],
+        dynamo=True,
+        dynamic_shapes=shapes,
+        optimize=True,
+        verbose=False,
+        external_data=False,
+    )
     return path
 
 
 class OnnxModel:
     """An onnxruntime session as a ``Tensor -> Tensor`` callable (CPU execution provider by default)."""
 
-    def __init__(self, path: str | Path, *, threads: int | None = None,
-                 providers: tuple[str, ...] = ("CPUExecutionProvider",)) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        threads: int | None = None,
+        providers: tuple[str, ...] = ("CPUExecutionProvider",),
+    ) -> None:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -72,6 +90,11 @@ def quantize_int8(onnx_path: str | Path, out_path: str | Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     out_path = Path(out_path)
-    quantize_dynamic(str(onnx_path), str(out_path), weight_type=QuantType.QUInt8, per_channel=True,
-                     op_types_to_quantize=["Conv"])
+    quantize_dynamic(
+        str(onnx_path),
+        str(out_path),
+        weight_type=QuantType.QUInt8,
+        per_channel=True,
+        op_types_to_quantize=["Conv"],
+    )
     return out_path

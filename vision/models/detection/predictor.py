@@ -21,8 +21,14 @@ from vision.models._registry import default_model, get_entry, get_model
 from vision.models.detection.dbnet import DBNet, DBProbability
 from vision.ops.db_postprocess import DBParams, db_postprocess
 
-__all__ = ["DetectionResult", "DetectionPredictor", "detection_predictor", "INPUT_SHAPES", "pick_shape",
-           "fit_page"]
+__all__ = [
+    "DetectionResult",
+    "DetectionPredictor",
+    "detection_predictor",
+    "INPUT_SHAPES",
+    "pick_shape",
+    "fit_page",
+]
 
 INPUT_SHAPES: tuple[tuple[int, int], ...] = ((1024, 1024), (1024, 768), (768, 1024), (1024, 512), (512, 1024))
 
@@ -69,8 +75,10 @@ def fit_page(image: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, tup
 def _as_rgb(page: np.ndarray | PageImage) -> np.ndarray:
     image = page.image if isinstance(page, PageImage) else page
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
-        raise ValueError(f"pages must be uint8 numpy arrays or PageImage, got {type(image).__name__}"
-                         f"{'' if not isinstance(image, np.ndarray) else ' of dtype ' + str(image.dtype)}")
+        raise ValueError(
+            f"pages must be uint8 numpy arrays or PageImage, got {type(image).__name__}"
+            f"{'' if not isinstance(image, np.ndarray) else ' of dtype ' + str(image.dtype)}"
+        )
     if image.ndim == 2:
         image = np.repeat(image[:, :, None], 3, axis=2)
     if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
@@ -92,10 +100,19 @@ class DetectionPredictor:
         shapes: the static input shapes pages are padded to.
     """
 
-    def __init__(self, model: Callable[[Tensor], Tensor], *, mean: Sequence[float], std: Sequence[float],
-                 device: torch.device, dtype: torch.dtype = torch.float32, batch_size: int = 4,
-                 straight: bool = True, params: DBParams = DBParams(),
-                 shapes: Sequence[tuple[int, int]] = INPUT_SHAPES) -> None:
+    def __init__(
+        self,
+        model: Callable[[Tensor], Tensor],
+        *,
+        mean: Sequence[float],
+        std: Sequence[float],
+        device: torch.device,
+        dtype: torch.dtype = torch.float32,
+        batch_size: int = 4,
+        straight: bool = True,
+        params: DBParams = DBParams(),
+        shapes: Sequence[tuple[int, int]] = INPUT_SHAPES,
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.model, self.device, self.dtype = model, device, dtype
@@ -121,7 +138,7 @@ class DetectionPredictor:
         results: list[DetectionResult | None] = [None] * len(images)
         for shape, idx in groups.items():
             for start in range(0, len(idx), self.batch_size):
-                chunk = idx[start:start + self.batch_size]
+                chunk = idx[start : start + self.batch_size]
                 fitted = [fit_page(images[i], shape) for i in chunk]
                 probs = self.probabilities(np.stack([c for c, _ in fitted]))
                 for i, prob, (_, (h, w)) in zip(chunk, probs, fitted):
@@ -136,10 +153,16 @@ def _pick_device(device: str | torch.device | None) -> torch.device:
     return torch.device(device)
 
 
-def detection_predictor(arch: str | None = None, *, weights: str | None = "default",
-                        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                        batch_size: int = 4, assume_straight_pages: bool = True,
-                        params: DBParams | None = None) -> DetectionPredictor:
+def detection_predictor(
+    arch: str | None = None,
+    *,
+    weights: str | None = "default",
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+    batch_size: int = 4,
+    assume_straight_pages: bool = True,
+    params: DBParams | None = None,
+) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
     Args:
@@ -164,5 +187,13 @@ def detection_predictor(arch: str | None = None, *, weights: str | None = "defau
         recorded = entry.weights.meta.get("postprocess", {}) if entry.weights and weights == "default" else {}
         params = DBParams(**recorded)
     prob = DBProbability(model).to(device=dev, dtype=dtype).eval()
-    return DetectionPredictor(prob, mean=model.config.mean, std=model.config.std, device=dev, dtype=dtype,
-                              batch_size=batch_size, straight=assume_straight_pages, params=params)
+    return DetectionPredictor(
+        prob,
+        mean=model.config.mean,
+        std=model.config.std,
+        device=dev,
+        dtype=dtype,
+        batch_size=batch_size,
+        straight=assume_straight_pages,
+        params=params,
+    )

@@ -24,8 +24,14 @@ def _span(a: float, b: float, n: int) -> tuple[int, int]:
     return max(int(np.ceil(a - 0.5)), 0), min(int(np.floor(b - 0.5)) + 1, n)
 
 
-def db_targets(height: int, width: int, boxes: np.ndarray, ignore: np.ndarray | None = None,
-               shrink: float = 0.25, min_side: float = 4.0) -> dict[str, np.ndarray]:
+def db_targets(
+    height: int,
+    width: int,
+    boxes: np.ndarray,
+    ignore: np.ndarray | None = None,
+    shrink: float = 0.25,
+    min_side: float = 4.0,
+) -> dict[str, np.ndarray]:
     """Training targets for word ``boxes (float[N, 4])`` in pixels of a ``height x width`` image.
 
     Returns ``uint8[H, W]`` maps: ``gt`` (kernels, 0/1), ``mask`` (0 on ignore boxes and on words whose
@@ -55,7 +61,7 @@ def db_targets(height: int, width: int, boxes: np.ndarray, ignore: np.ndarray | 
         dx = np.maximum(np.maximum(x0 - xs, xs - x1), 0)  # outside distance per axis (0 inside)
         dy = np.maximum(np.maximum(y0 - ys, ys - y1), 0)
         inside = np.minimum(np.minimum(xs - x0, x1 - xs), np.minimum(ys - y0, y1 - ys))  # >0 inside
-        dist = np.where((dx == 0) & (dy == 0), inside, np.sqrt(dx ** 2 + dy ** 2))
+        dist = np.where((dx == 0) & (dy == 0), inside, np.sqrt(dx**2 + dy**2))
         value = 1.0 - np.clip(dist / d, 0, 1)
         np.maximum(thresh[r0:r1, c0:c1], value, out=thresh[r0:r1, c0:c1])
         tmask[r0:r1, c0:c1] = 1
@@ -66,9 +72,19 @@ def db_targets(height: int, width: int, boxes: np.ndarray, ignore: np.ndarray | 
     return {"gt": gt, "mask": mask, "thresh": t, "thresh_mask": tmask}
 
 
-def db_loss(logits: Tensor, thresh: Tensor, gt: Tensor, mask: Tensor, thresh_gt: Tensor, thresh_mask: Tensor,
-            *, k: float = 50.0, alpha: float = 1.0, beta: float = 10.0, ohem_ratio: float = 3.0
-            ) -> tuple[Tensor, dict[str, Tensor]]:
+def db_loss(
+    logits: Tensor,
+    thresh: Tensor,
+    gt: Tensor,
+    mask: Tensor,
+    thresh_gt: Tensor,
+    thresh_mask: Tensor,
+    *,
+    k: float = 50.0,
+    alpha: float = 1.0,
+    beta: float = 10.0,
+    ohem_ratio: float = 3.0,
+) -> tuple[Tensor, dict[str, Tensor]]:
     """DB loss of one batch; all maps ``float[N, 1, H, W]`` (targets as 0/1 floats, ``thresh_gt`` in [0, 1]).
 
     Returns the total and its parts (``prob``, ``binary``, ``thresh``) for logging.

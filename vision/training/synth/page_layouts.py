@@ -48,8 +48,19 @@ def _styled(r, rng: np.random.Generator, want: str, base: FontInfo | None = None
     return pool[int(rng.integers(len(pool)))] if pool else (base or r._pick_font(rng))
 
 
-def _line(r, c, rng, x0: float, x1: float, baseline: float, words: Sequence[str], font: FontInfo, size: int,
-          fill, align: str = "left") -> float:
+def _line(
+    r,
+    c,
+    rng,
+    x0: float,
+    x1: float,
+    baseline: float,
+    words: Sequence[str],
+    font: FontInfo,
+    size: int,
+    fill,
+    align: str = "left",
+) -> float:
     """Draw ``words`` aligned left/center/right within ``[x0, x1]``; returns the x after the text."""
     from vision.training.synth.pages import _font
 
@@ -75,8 +86,19 @@ def article(r, c, rng: np.random.Generator) -> None:
     tsize = int(size * rng.uniform(1.5, 3.5))
     tfont = _styled(r, rng, "bold", body) if rng.random() < 0.7 else r._pick_font(rng)
     for _ in range(int(rng.integers(1, 3))):
-        _line(r, c, rng, m, w - m, y + tsize, _words(r, rng, tfont, int(rng.integers(2, 7))), tfont, tsize, ink,
-              str(rng.choice(["left", "center"])))
+        _line(
+            r,
+            c,
+            rng,
+            m,
+            w - m,
+            y + tsize,
+            _words(r, rng, tfont, int(rng.integers(2, 7))),
+            tfont,
+            tsize,
+            ink,
+            str(rng.choice(["left", "center"])),
+        )
         y += tsize * 1.3
     if rng.random() < 0.6:
         y = r.paragraph(c, rng, m, y + size, w - m, h, r._pick_font(rng), max(7, int(size * 0.9)), ink, 2)
@@ -90,18 +112,52 @@ def article(r, c, rng: np.random.Generator) -> None:
         while yy < bottom - 3 * size:
             roll = rng.random()
             if roll < 0.15:
-                _line(r, c, rng, x0, x0 + cw, yy + size * 1.3, _words(r, rng, hfont, int(rng.integers(1, 5))),
-                      hfont, int(size * rng.uniform(1.0, 1.5)), ink)
+                _line(
+                    r,
+                    c,
+                    rng,
+                    x0,
+                    x0 + cw,
+                    yy + size * 1.3,
+                    _words(r, rng, hfont, int(rng.integers(1, 5))),
+                    hfont,
+                    int(size * rng.uniform(1.0, 1.5)),
+                    ink,
+                )
                 yy += size * 2
             elif roll < 0.22:
                 fh = min(cw * rng.uniform(0.3, 0.8), bottom - yy - 3 * size)
-                c.draw.rectangle([x0, yy, x0 + cw, yy + fh], outline=(0, 0, 0),
-                                 fill=tuple(int(v) for v in rng.integers(180, 255, 3)))
-                yy = r.paragraph(c, rng, x0, yy + fh + size * 0.5, x0 + cw, bottom, _styled(r, rng, "italic", body),
-                                 max(7, int(size * 0.85)), ink, int(rng.integers(1, 3)))
+                c.draw.rectangle(
+                    [x0, yy, x0 + cw, yy + fh],
+                    outline=(0, 0, 0),
+                    fill=tuple(int(v) for v in rng.integers(180, 255, 3)),
+                )
+                yy = r.paragraph(
+                    c,
+                    rng,
+                    x0,
+                    yy + fh + size * 0.5,
+                    x0 + cw,
+                    bottom,
+                    _styled(r, rng, "italic", body),
+                    max(7, int(size * 0.85)),
+                    ink,
+                    int(rng.integers(1, 3)),
+                )
             else:
-                yy = r.paragraph(c, rng, x0, yy, x0 + cw, bottom, body, size, ink, int(rng.integers(3, 12)),
-                                 justify=rng.random() < 0.6) + size * rng.uniform(0.3, 1.0)
+                yy = r.paragraph(
+                    c,
+                    rng,
+                    x0,
+                    yy,
+                    x0 + cw,
+                    bottom,
+                    body,
+                    size,
+                    ink,
+                    int(rng.integers(3, 12)),
+                    justify=rng.random() < 0.6,
+                ) + size * rng.uniform(0.3, 1.0)
     if rng.random() < 0.7:
         _line(r, c, rng, m, w - m, h - h * 0.03, [str(int(rng.integers(1, 400)))], body, size, ink, "center")
 
@@ -118,23 +174,70 @@ def letter(r, c, rng: np.random.Generator) -> None:
         r.logo(c, rng, m, y, size * 3)
     head = _styled(r, rng, "bold")
     hs = _size(rng, 16, 48)
-    _line(r, c, rng, m, w - m, y + hs, _words(r, rng, head, int(rng.integers(1, 4)), rng.random() < 0.6), head, hs,
-          _ink(rng), str(rng.choice(["left", "center", "right"])))
+    _line(
+        r,
+        c,
+        rng,
+        m,
+        w - m,
+        y + hs,
+        _words(r, rng, head, int(rng.integers(1, 4)), rng.random() < 0.6),
+        head,
+        hs,
+        _ink(rng),
+        str(rng.choice(["left", "center", "right"])),
+    )
     y += hs * 1.4
     for _ in range(int(rng.integers(1, 4))):
-        _line(r, c, rng, m, w - m, y + size, _words(r, rng, body, int(rng.integers(3, 8))), body,
-              max(7, int(size * 0.8)), ink, "center")
+        _line(
+            r,
+            c,
+            rng,
+            m,
+            w - m,
+            y + size,
+            _words(r, rng, body, int(rng.integers(3, 8))),
+            body,
+            max(7, int(size * 0.8)),
+            ink,
+            "center",
+        )
         y += size * 1.3
     if rng.random() < 0.7:
         r.rule(c, rng, m, y + size * 0.5, w - m)
     y += size * 2.5
     for n in [1, 0, *([4] * int(rng.integers(3, 6))), 0, 2]:
         if n:
-            _line(r, c, rng, m, w - m, y + size, _words(r, rng, body, n + int(rng.integers(0, 3))), body, size, ink)
+            _line(
+                r,
+                c,
+                rng,
+                m,
+                w - m,
+                y + size,
+                _words(r, rng, body, n + int(rng.integers(0, 3))),
+                body,
+                size,
+                ink,
+            )
         y += size * 1.5
     for _ in range(int(rng.integers(2, 5))):
-        y = r.paragraph(c, rng, m, y, w - m, h * 0.85, body, size, ink, int(rng.integers(2, 8)),
-                        justify=rng.random() < 0.5) + size
+        y = (
+            r.paragraph(
+                c,
+                rng,
+                m,
+                y,
+                w - m,
+                h * 0.85,
+                body,
+                size,
+                ink,
+                int(rng.integers(2, 8)),
+                justify=rng.random() < 0.5,
+            )
+            + size
+        )
     _line(r, c, rng, m, w - m, y + size, [r.word(rng, body) + ","], body, size, ink)
     r.scribble(c, rng, m, y + size * 1.5, size * rng.uniform(6, 14), size * 2.5)
     y += size * 5
@@ -155,8 +258,19 @@ def form(r, c, rng: np.random.Generator) -> None:
     y = h * rng.uniform(0.03, 0.08)
     ts = int(size * rng.uniform(1.3, 2.5))
     tf = _styled(r, rng, "bold", lab)
-    _line(r, c, rng, m, w - m, y + ts, _words(r, rng, tf, int(rng.integers(1, 5)), True), tf, ts, ink,
-          str(rng.choice(["left", "center"])))
+    _line(
+        r,
+        c,
+        rng,
+        m,
+        w - m,
+        y + ts,
+        _words(r, rng, tf, int(rng.integers(1, 5)), True),
+        tf,
+        ts,
+        ink,
+        str(rng.choice(["left", "center"])),
+    )
     y += ts * 1.8
     while y < h * 0.92:
         kind = rng.random()
@@ -164,8 +278,18 @@ def form(r, c, rng: np.random.Generator) -> None:
             if rng.random() < 0.5:
                 shade = int(rng.integers(160, 235))
                 c.draw.rectangle([m, y, w - m, y + size * 1.7], fill=(shade,) * 3)
-            _line(r, c, rng, m + size * 0.3, w - m, y + size * 1.3, _words(r, rng, tf, int(rng.integers(1, 5)), True),
-                  tf, size, ink)
+            _line(
+                r,
+                c,
+                rng,
+                m + size * 0.3,
+                w - m,
+                y + size * 1.3,
+                _words(r, rng, tf, int(rng.integers(1, 5)), True),
+                tf,
+                size,
+                ink,
+            )
             y += size * 2.4
         elif kind < 0.55:  # a row of "Label: value" fields
             n = int(rng.integers(1, 4))
@@ -180,8 +304,18 @@ def form(r, c, rng: np.random.Generator) -> None:
                     r.rule(c, rng, x, base + 2, x0 + fw - size, dashed=rng.random() < 0.2)
                 if rng.random() < 0.75:
                     vs = max(7, int(size * rng.uniform(0.9, 1.3)))
-                    _line(r, c, rng, x + size * 0.3, x0 + fw - size, base, _words(r, rng, val, int(rng.integers(1, 5)),
-                                                                                 rng.random() < 0.3), val, vs, vink)
+                    _line(
+                        r,
+                        c,
+                        rng,
+                        x + size * 0.3,
+                        x0 + fw - size,
+                        base,
+                        _words(r, rng, val, int(rng.integers(1, 5)), rng.random() < 0.3),
+                        val,
+                        vs,
+                        vink,
+                    )
             y += size * rng.uniform(1.8, 3.0)
         elif kind < 0.75:  # boxed cells: small label at the top-left, value below
             n = int(rng.integers(2, 5))
@@ -190,24 +324,70 @@ def form(r, c, rng: np.random.Generator) -> None:
                 x0 = m + k * fw
                 c.draw.rectangle([x0, y, x0 + fw, y + ch], outline=(0, 0, 0), width=1)
                 ls = max(6, int(size * 0.75))
-                _line(r, c, rng, x0 + 3, x0 + fw - 3, y + ls + 3, _words(r, rng, lab, int(rng.integers(1, 4)), upper),
-                      lab, ls, ink)
+                _line(
+                    r,
+                    c,
+                    rng,
+                    x0 + 3,
+                    x0 + fw - 3,
+                    y + ls + 3,
+                    _words(r, rng, lab, int(rng.integers(1, 4)), upper),
+                    lab,
+                    ls,
+                    ink,
+                )
                 if rng.random() < 0.8:
-                    _line(r, c, rng, x0 + 5, x0 + fw - 5, y + ch - size * 0.5,
-                          _words(r, rng, val, int(rng.integers(1, 4))), val, size, vink)
+                    _line(
+                        r,
+                        c,
+                        rng,
+                        x0 + 5,
+                        x0 + fw - 5,
+                        y + ch - size * 0.5,
+                        _words(r, rng, val, int(rng.integers(1, 4))),
+                        val,
+                        size,
+                        vink,
+                    )
             y += ch + size * 0.6
         elif kind < 0.88:  # check boxes
             x, base = m, y + size * 1.2
             for _ in range(int(rng.integers(2, 6))):
                 x = r.checkbox(c, rng, x, base, size)
-                x = _line(r, c, rng, x, w - m, base, _words(r, rng, lab, int(rng.integers(1, 3)), upper), lab, size,
-                          ink) + size * 1.5
+                x = (
+                    _line(
+                        r,
+                        c,
+                        rng,
+                        x,
+                        w - m,
+                        base,
+                        _words(r, rng, lab, int(rng.integers(1, 3)), upper),
+                        lab,
+                        size,
+                        ink,
+                    )
+                    + size * 1.5
+                )
                 if x > w - m - 5 * size:
                     break
             y += size * 2.2
         else:  # free text remarks
-            y = r.paragraph(c, rng, m, y, w - m, h * 0.95, val if rng.random() < 0.5 else lab, size, vink,
-                            int(rng.integers(1, 5))) + size
+            y = (
+                r.paragraph(
+                    c,
+                    rng,
+                    m,
+                    y,
+                    w - m,
+                    h * 0.95,
+                    val if rng.random() < 0.5 else lab,
+                    size,
+                    vink,
+                    int(rng.integers(1, 5)),
+                )
+                + size
+            )
     if rng.random() < 0.4:
         r.scribble(c, rng, w * 0.55, h * 0.9, w * 0.25, size * 2)
 
@@ -227,8 +407,19 @@ def receipt(r, c, rng: np.random.Generator) -> None:
     head = _styled(r, rng, "bold", font)
     for i in range(int(rng.integers(3, 8))):
         s = int(size * (rng.uniform(1.1, 1.8) if i == 0 else 1.0))
-        _line(r, c, rng, m, w - m, y + s, _words(r, rng, head if i == 0 else font, int(rng.integers(1, 5)), upper),
-              head if i == 0 else font, s, ink, "center")
+        _line(
+            r,
+            c,
+            rng,
+            m,
+            w - m,
+            y + s,
+            _words(r, rng, head if i == 0 else font, int(rng.integers(1, 5)), upper),
+            head if i == 0 else font,
+            s,
+            ink,
+            "center",
+        )
         y += s * rng.uniform(1.15, 1.5)
     lead = size * rng.uniform(1.2, 1.6)
     while y < h * 0.9:
@@ -258,7 +449,18 @@ def table(r, c, rng: np.random.Generator) -> None:
     ink = _ink(rng)
     y = h * 0.06
     tf = _styled(r, rng, "bold", font)
-    _line(r, c, rng, m, w - m, y + size * 1.5, _words(r, rng, tf, int(rng.integers(2, 6))), tf, int(size * 1.5), ink)
+    _line(
+        r,
+        c,
+        rng,
+        m,
+        w - m,
+        y + size * 1.5,
+        _words(r, rng, tf, int(rng.integers(2, 6))),
+        tf,
+        int(size * 1.5),
+        ink,
+    )
     y += size * 3
     while y < h * 0.85:
         ncol, nrow = int(rng.integers(2, 8)), int(rng.integers(3, 25))
@@ -272,9 +474,22 @@ def table(r, c, rng: np.random.Generator) -> None:
             for j in range(ncol):
                 x0 = m + j * cw
                 num = j > 0 and rng.random() < 0.6 and i > 0
-                words = [f"{rng.integers(0, 99999):,}"] if num else _words(r, rng, font, int(rng.integers(1, 3)))
-                _line(r, c, rng, x0 + size * 0.4, x0 + cw - size * 0.4, y + rh * 0.7, words, tf if i == 0 else font,
-                      size, ink, "right" if num else "left")
+                words = (
+                    [f"{rng.integers(0, 99999):,}"] if num else _words(r, rng, font, int(rng.integers(1, 3)))
+                )
+                _line(
+                    r,
+                    c,
+                    rng,
+                    x0 + size * 0.4,
+                    x0 + cw - size * 0.4,
+                    y + rh * 0.7,
+                    words,
+                    tf if i == 0 else font,
+                    size,
+                    ink,
+                    "right" if num else "left",
+                )
                 if lines == "all":
                     c.draw.line([(x0, y), (x0, y + rh)], fill=(0, 0, 0))
             if lines != "none":
@@ -292,9 +507,22 @@ def invoice(r, c, rng: np.random.Generator) -> None:
     ink = _ink(rng)
     bold = _styled(r, rng, "bold", font)
     y = h * 0.05
-    _line(r, c, rng, m, w / 2, y + size * 2, _words(r, rng, bold, int(rng.integers(1, 4))), bold, size * 2, ink)
-    _line(r, c, rng, w / 2, w - m, y + size * 2.5, ["INVOICE" if rng.random() < 0.5 else r.word(rng, bold, True)],
-          bold, int(size * 2.6), ink, "right")
+    _line(
+        r, c, rng, m, w / 2, y + size * 2, _words(r, rng, bold, int(rng.integers(1, 4))), bold, size * 2, ink
+    )
+    _line(
+        r,
+        c,
+        rng,
+        w / 2,
+        w - m,
+        y + size * 2.5,
+        ["INVOICE" if rng.random() < 0.5 else r.word(rng, bold, True)],
+        bold,
+        int(size * 2.6),
+        ink,
+        "right",
+    )
     y += size * 4
     for _ in range(int(rng.integers(3, 7))):
         _line(r, c, rng, m, w / 2, y + size, _words(r, rng, font, int(rng.integers(2, 6))), font, size, ink)
@@ -310,8 +538,19 @@ def invoice(r, c, rng: np.random.Generator) -> None:
             x0, x1 = m + cx * (w - 2 * m), m + (cols[j + 1] if j + 1 < len(cols) else 1.0) * (w - 2 * m)
             price = f"{rng.integers(1, 9999)}.{rng.integers(0, 100):02d}"
             words = _words(r, rng, font, int(rng.integers(1, 5))) if j == 0 else [price]
-            _line(r, c, rng, x0 + 4, x1 - 4, y + size * 1.3, words, bold if i == 0 else font, size, ink,
-                  "left" if j == 0 else "right")
+            _line(
+                r,
+                c,
+                rng,
+                x0 + 4,
+                x1 - 4,
+                y + size * 1.3,
+                words,
+                bold if i == 0 else font,
+                size,
+                ink,
+                "left" if j == 0 else "right",
+            )
         c.draw.line([(m, y + size * 1.9), (w - m, y + size * 1.9)], fill=(0, 0, 0))
         y += size * 2
     for label in ("SUBTOTAL", "TAX", "TOTAL"):
@@ -335,5 +574,16 @@ def slide(r, c, rng: np.random.Generator) -> None:
     size = _size(rng, 16, 40)
     while y < h * 0.88:
         c.draw.ellipse([m, y + size * 0.35, m + size * 0.35, y + size * 0.7], fill=ink)
-        _line(r, c, rng, m + size, w - m, y + size * 0.8, _words(r, rng, font, int(rng.integers(1, 8))), font, size, ink)
+        _line(
+            r,
+            c,
+            rng,
+            m + size,
+            w - m,
+            y + size * 0.8,
+            _words(r, rng, font, int(rng.integers(1, 8))),
+            font,
+            size,
+            ink,
+        )
         y += size * rng.uniform(1.4, 2.2)

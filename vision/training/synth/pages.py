@@ -23,7 +23,15 @@ from PIL import Image, ImageDraw, ImageFont
 from vision.training.synth.fonts import FontInfo
 from vision.training.synth.pdf_pages import CAP, DESC
 
-__all__ = ["SynthPage", "PageRenderer", "LAYOUTS", "quantize_size", "subset_fonts", "write_coverage", "COVERAGE_FILE"]
+__all__ = [
+    "SynthPage",
+    "PageRenderer",
+    "LAYOUTS",
+    "quantize_size",
+    "subset_fonts",
+    "write_coverage",
+    "COVERAGE_FILE",
+]
 
 COVERAGE_FILE = "coverage.json"
 
@@ -41,8 +49,40 @@ class SynthPage:
     layout: str = ""
 
 
-_SIZES = np.array([6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 22, 24, 26, 28, 31, 34, 38, 42, 47, 52,
-                   58, 64, 72, 80, 90, 100])
+_SIZES = np.array(
+    [
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        12,
+        13,
+        14,
+        15,
+        16,
+        17,
+        18,
+        20,
+        22,
+        24,
+        26,
+        28,
+        31,
+        34,
+        38,
+        42,
+        47,
+        52,
+        58,
+        64,
+        72,
+        80,
+        90,
+        100,
+    ]
+)
 
 
 def quantize_size(size: float) -> int:
@@ -83,8 +123,15 @@ def subset_fonts(src: str | Path, dst: str | Path, *, per_family: int = 3) -> in
 
     def rank(f: FontInfo) -> tuple[int, int]:
         s = f.styles
-        order = 0 if not s & {"bold", "italic", "light", "condensed"} else 1 if s == s - {"italic"} and "bold" in s \
-            else 2 if "italic" in s and "bold" not in s else 3
+        order = (
+            0
+            if not s & {"bold", "italic", "light", "condensed"}
+            else 1
+            if s == s - {"italic"} and "bold" in s
+            else 2
+            if "italic" in s and "bold" not in s
+            else 3
+        )
         return order, f.path.stat().st_size
 
     families: dict[str, list[FontInfo]] = {}
@@ -163,8 +210,18 @@ class PageRenderer:
                 return text
         return "".join(c for c in "ABCDEFGH"[: int(rng.integers(1, 8))] if c in cover) or "I"
 
-    def text_run(self, c: _Canvas, x: float, baseline: float, words: Sequence[str], font: FontInfo,
-                 size: int, fill: tuple[int, int, int], space: float = 1.0, max_x: float | None = None) -> float:
+    def text_run(
+        self,
+        c: _Canvas,
+        x: float,
+        baseline: float,
+        words: Sequence[str],
+        font: FontInfo,
+        size: int,
+        fill: tuple[int, int, int],
+        space: float = 1.0,
+        max_x: float | None = None,
+    ) -> float:
         """Draw words left to right from ``x`` on ``baseline``; returns the x after the last word drawn."""
         size = quantize_size(size)
         f = _font(str(font.path), size)
@@ -174,16 +231,28 @@ class PageRenderer:
             if max_x is not None and x + width > max_x:
                 break
             c.draw.text((x, baseline), w, font=f, fill=fill, anchor="ls")
-            l, t, r, b = c.draw.textbbox((x, baseline), w, font=f, anchor="ls")
-            if r > l and b > t:
-                c.boxes.append((l, min(t, baseline - CAP * size), r, max(b, baseline + DESC * size)))
+            x0, y0, x1, y1 = c.draw.textbbox((x, baseline), w, font=f, anchor="ls")
+            if x1 > x0 and y1 > y0:
+                c.boxes.append((x0, min(y0, baseline - CAP * size), x1, max(y1, baseline + DESC * size)))
                 c.texts.append(w)
             x += width + gap
         return x
 
-    def paragraph(self, c: _Canvas, rng: np.random.Generator, x0: float, y: float, x1: float, y_max: float,
-                  font: FontInfo, size: int, fill: tuple[int, int, int], lines: int,
-                  justify: bool = False, upper: bool = False) -> float:
+    def paragraph(
+        self,
+        c: _Canvas,
+        rng: np.random.Generator,
+        x0: float,
+        y: float,
+        x1: float,
+        y_max: float,
+        font: FontInfo,
+        size: int,
+        fill: tuple[int, int, int],
+        lines: int,
+        justify: bool = False,
+        upper: bool = False,
+    ) -> float:
         """A block of up to ``lines`` lines between ``x0`` and ``x1``; returns the y below it."""
         size = quantize_size(size)
         f = _font(str(font.path), size)
@@ -211,7 +280,9 @@ class PageRenderer:
 
     # -- clutter ------------------------------------------------------------------------------------
     @staticmethod
-    def rule(c: _Canvas, rng: np.random.Generator, x0: float, y: float, x1: float, dashed: bool = False) -> None:
+    def rule(
+        c: _Canvas, rng: np.random.Generator, x0: float, y: float, x1: float, dashed: bool = False
+    ) -> None:
         width = int(rng.integers(1, 3))
         if dashed:
             step = float(rng.integers(4, 12))
@@ -252,7 +323,14 @@ class PageRenderer:
         if checked:
             c.draw.line([(x, baseline - s), (x + s, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
             c.draw.line([(x + s, baseline - s), (x, baseline)], fill=(0, 0, 0), width=max(1, size // 10))
-        c.boxes.append((x, min(baseline - s, baseline - CAP * size), x + s + 1, max(baseline + 1, baseline + DESC * size)))
+        c.boxes.append(
+            (
+                x,
+                min(baseline - s, baseline - CAP * size),
+                x + s + 1,
+                max(baseline + 1, baseline + DESC * size),
+            )
+        )
         c.texts.append("\u2611" if checked else "\u2610")
         return x + s + size * 0.5
 

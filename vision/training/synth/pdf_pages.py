@@ -21,8 +21,17 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["CAP", "DESC", "PdfWord", "extract_words", "render_page", "ink_check", "build_page_set", "WORDS_FILE",
-           "RenderedPages"]
+__all__ = [
+    "CAP",
+    "DESC",
+    "PdfWord",
+    "extract_words",
+    "render_page",
+    "ink_check",
+    "build_page_set",
+    "WORDS_FILE",
+    "RenderedPages",
+]
 
 WORDS_FILE = "words.json.gz"
 CAP, DESC = 0.70, 0.21  # cap height and descender depth in em: typical of Latin text faces (Times 0.66/0.22,
@@ -68,16 +77,19 @@ def extract_words(page) -> list[PdfWord]:  # page: pypdfium2.PdfPage
         if not ch or ch.isspace() or raw.FPDFText_IsGenerated(textpage.raw, i) == 1:
             _flush(chars, page_h, words)
             continue
-        l, b, r, t = textpage.get_charbox(i)
+        left, bottom, right, top = textpage.get_charbox(i)
         raw.FPDFText_GetCharOrigin(textpage.raw, i, ox, oy)
         size = raw.FPDFText_GetFontSize(textpage.raw, i)
         angle = raw.FPDFText_GetCharAngle(textpage.raw, i)
         if chars:
             prev = chars[-1]
-            if (abs(oy.value - prev[5]) > 0.3 * size or l < prev[1] - 0.1 * size
-                    or l - prev[3] > 0.25 * max(size, prev[6])):
+            if (
+                abs(oy.value - prev[5]) > 0.3 * size
+                or left < prev[1] - 0.1 * size
+                or left - prev[3] > 0.25 * max(size, prev[6])
+            ):
                 _flush(chars, page_h, words)
-        chars.append((ch, l, b, r, t, oy.value, size, angle))
+        chars.append((ch, left, bottom, right, top, oy.value, size, angle))
     _flush(chars, page_h, words)
     textpage.close()
     return [w for w in words if w.box[2] > w.box[0] and w.box[3] > w.box[1]]
@@ -106,10 +118,10 @@ def ink_check(image: np.ndarray, boxes: np.ndarray) -> tuple[float, int]:
     covered = np.zeros_like(ink)
     empty = 0
     for x0, y0, x1, y1 in np.round(boxes).astype(int):
-        patch = ink[max(y0, 0):y1 + 1, max(x0, 0):x1 + 1]
+        patch = ink[max(y0, 0) : y1 + 1, max(x0, 0) : x1 + 1]
         if patch.size == 0 or patch.mean() < 0.02:
             empty += 1
-        covered[max(y0 - 2, 0):y1 + 3, max(x0 - 2, 0):x1 + 3] = 1
+        covered[max(y0 - 2, 0) : y1 + 3, max(x0 - 2, 0) : x1 + 3] = 1
     stray = ink * (1 - covered)
     n, _, stats, _ = cv2.connectedComponentsWithStats(stray, connectivity=8)
     heights = np.asarray([b[3] - b[1] for b in boxes]) if len(boxes) else np.asarray([10.0])
@@ -119,8 +131,17 @@ def ink_check(image: np.ndarray, boxes: np.ndarray) -> tuple[float, int]:
     return empty / max(len(boxes), 1), int(textlike.sum())
 
 
-def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, per_file: int = 1,
-                   min_words: int = 40, seed: int = 0, scale: float = 1.6, levels: int = 4) -> int:
+def build_page_set(
+    pdf_paths: Sequence[Path],
+    out_dir: Path,
+    *,
+    max_pages: int,
+    per_file: int = 1,
+    min_words: int = 40,
+    seed: int = 0,
+    scale: float = 1.6,
+    levels: int = 4,
+) -> int:
     """Render pages whose text layer matches their ink to ``out_dir/pages/*.png``, words to ``WORDS_FILE``.
 
     Files are visited in a seeded random order, trying a few random pages each and keeping at most
@@ -143,7 +164,7 @@ def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, 
         except pdfium.PdfiumError:
             continue
         kept = 0
-        for index in rng.permutation(len(doc))[:per_file * 3]:
+        for index in rng.permutation(len(doc))[: per_file * 3]:
             if kept >= per_file or len(records) >= max_pages:
                 break
             page = doc[int(index)]
@@ -157,9 +178,14 @@ def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, 
                 continue
             name = f"{len(records):05d}.png"
             Image.fromarray(image).convert("L").quantize(levels).save(out_dir / "pages" / name, optimize=True)
-            records.append({"image": f"pages/{name}", "source": f"{path.parent.name}/{path.name}",
-                            "page": int(index), "words": [[w.text, *(round(float(v), 1) for v in b)]
-                                                          for w, b in zip(words, boxes)]})
+            records.append(
+                {
+                    "image": f"pages/{name}",
+                    "source": f"{path.parent.name}/{path.name}",
+                    "page": int(index),
+                    "words": [[w.text, *(round(float(v), 1) for v in b)] for w, b in zip(words, boxes)],
+                }
+            )
             kept += 1
         doc.close()
     with gzip.open(out_dir / WORDS_FILE, "wt", encoding="utf-8") as f:
@@ -168,7 +194,10 @@ def build_page_set(pdf_paths: Sequence[Path], out_dir: Path, *, max_pages: int, 
 
 
 class RenderedPages:
-    """A page set written by :func:`build_page_set`: ``page(i) -> (uint8[H, W, 3], float32[N, 4] px, texts)``."""
+    """A page set written by :func:`build_page_set`.
+
+    ``page(i) -> (uint8[H, W, 3], float32[N, 4] boxes in pixels, texts)``.
+    """
 
     def __init__(self, root: Path, indices: Iterable[int] | None = None) -> None:
         self.root = Path(root)
