@@ -99,6 +99,9 @@ def test_skewed_page_with_rotated_boxes(angle):
     top = quads[:, 1] - quads[:, 0]
     angles = np.degrees(np.arctan2(top[:, 1], top[:, 0]))  # min-area rectangles of ink: descenders tilt some
     assert np.median(angles) == pytest.approx(angle, abs=1.0)
+    assert _ocr(assume_straight_pages=False).pipeline.names == [
+        "read", "text_layer", "detect", "deskew", "crop", "recognize", "layout"
+    ]
     straight = _ocr()([image]).pages[0]
     assert straight.render().split("\n") != TEXT  # upright boxes on a skewed page mix lines and words
 

@@ -88,3 +88,33 @@ def test_rotation_rejects_other_angles():
         rotate_image(np.zeros((2, 2, 3), np.uint8), 45)
     with pytest.raises(ValueError):
         rotate_points(np.zeros(2), 30)
+
+
+def test_text_evidence_counts_confident_wide_boxes():
+    from vision.pipelines.orientation import doubtful, text_evidence
+
+    wide = np.array([[0, 0, 60, 20], [0, 30, 90, 50], [0, 60, 10, 90]], dtype=float)  # the last one is tall
+    assert text_evidence(wide, np.array([0.9, 0.8, 0.7])) == pytest.approx(1.7)
+    page = _word_boxes(30)
+    assert not doubtful(page, np.full(30, 0.8))
+    assert doubtful(page, np.full(30, 0.6))  # weak detections
+    assert doubtful(page[:, [1, 0, 3, 2]], np.full(30, 0.8))  # tall boxes
+    assert doubtful(page[:5], np.full(5, 0.8))  # few boxes
+    assert doubtful(np.zeros((0, 4)), np.zeros(0))
+
+
+@pytest.mark.parametrize("angle", [-10.0, 4.0])
+def test_level_image_levels_text_and_maps_back(angle):
+    from vision.pipelines.orientation import level_image
+
+    image = np.full((200, 300, 3), 255, np.uint8)
+    quads = _quads(angle, n=3, start=(40.0, 100.0))
+    levelled, back = level_image(image, angle)
+    h, w = image.shape[:2]
+    assert levelled.shape[0] >= h and levelled.shape[1] >= w and (levelled[:3, :3] == 255).all()
+    forward = np.vstack([back, [0, 0, 1]])
+    inv = np.linalg.inv(forward)[:2]  # page -> levelled
+    moved = quads @ inv[:, :2].T + inv[:, 2]
+    top = moved[:, 1] - moved[:, 0]
+    np.testing.assert_allclose(np.degrees(np.arctan2(top[:, 1], top[:, 0])), 0.0, atol=1e-6)
+    np.testing.assert_allclose(moved @ back[:, :2].T + back[:, 2], quads, atol=1e-6)

@@ -71,13 +71,16 @@ class Pipeline:
 class PageState:
     """One page on its way through the OCR stages.
 
-    Geometry lives in the *working frame*: the input page turned clockwise by ``orientation`` degrees.
+    Geometry lives in the *working frame*: the input page turned clockwise by ``orientation`` degrees,
+    then levelled by ``deskew`` when that is set.
 
     Attributes:
         page: the page as read (image and metadata).
         image: the working-frame RGB ``(H, W, 3)`` uint8 image the models read.
         orientation: clockwise degrees applied to ``page.image`` to get ``image`` (0, 90, 180, 270).
         skew: measured text angle in degrees on ``image`` (rotated pages only; used by the layout).
+        deskew: ``2 x 3`` affine map from ``image`` pixels back to the turned page's pixels when
+            :class:`~vision.pipelines.orientation.DeskewStage` levelled the page, else ``None``.
         boxes: ``[N, 4]`` float32 relative word boxes from detection (``None`` until detected).
         polygons: ``[N, 4, 2]`` float32 relative quads, clockwise from the text's top-left.
         scores: ``[N]`` detection scores.
@@ -93,6 +96,7 @@ class PageState:
     image: np.ndarray
     orientation: int = 0
     skew: float = 0.0
+    deskew: np.ndarray | None = None
     boxes: np.ndarray | None = None
     polygons: np.ndarray | None = None
     scores: np.ndarray | None = None

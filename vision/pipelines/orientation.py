@@ -1,11 +1,13 @@
 """Page orientation (0/90/180/270 degrees) and skew, decided from the models' own outputs.
 
-No extra model: a page turned by 90 or 270 degrees gives the detector tall word boxes, and an upside-down
-page gives the recognizer low confidence compared with the same crops turned by 180 degrees.
+No extra model: a page turned by 90 or 270 degrees gives the detector few, weak or tall word boxes, and
+an upside-down page gives the recognizer low confidence compared with the same crops turned by 180 degrees.
 
-* :func:`is_sideways` decides 90 vs 0 from box aspect statistics;
+* :func:`doubtful` and :func:`text_evidence` decide 90 vs 0 from detections both ways;
+* :func:`is_sideways` flags tall boxes (one of the doubts);
 * :func:`prefers_flip` decides 180 vs 0 from recognition confidence on both flips of the same crops;
-* :func:`dominant_angle` measures skew (up to about 45 degrees) from rotated word polygons;
+* :func:`dominant_angle` measures skew (up to about 45 degrees) from rotated word polygons, and
+  :class:`DeskewStage` levels skewed pages (:func:`level_image`);
 * :func:`rotate_image`, :func:`unrotate_points` and :func:`rotate_points` move pages and geometry between
   the input page and the upright page the models read.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import cv2
 import numpy as np
 
 from vision.ops.crops import box_crops
@@ -23,6 +26,10 @@ from vision.pipelines.base import PageState
 
 __all__ = [
     "OrientationStage",
+    "DeskewStage",
+    "level_image",
+    "text_evidence",
+    "doubtful",
     "is_sideways",
     "prefers_flip",
     "dominant_angle",
@@ -148,13 +155,41 @@ def deskew_boxes(polygons: np.ndarray, angle: float, size: tuple[int, int]) -> n
     return np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1)
 
 
+def text_evidence(boxes: np.ndarray, scores: np.ndarray) -> float:
+    """How much readable text the detector sees: the summed scores of boxes wider than tall.
+
+    Measured with the shipped detector on the sample page and FUNSD pages: upright it finds 110-270 boxes
+    of mean score 0.76-0.85, nearly all wide; on the same pages turned by 90 degrees 1-37 boxes of mean
+    score 0.50-0.61. So a page is read the way that gives more evidence.
+
+    Args:
+        boxes: ``[N, 4]`` pixel boxes; scores: ``[N]`` detection scores.
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    wide = (boxes[:, 2] - boxes[:, 0]) > (boxes[:, 3] - boxes[:, 1])
+    return float(np.asarray(scores, dtype=np.float64).reshape(-1)[wide].sum())
+
+
+def doubtful(boxes: np.ndarray, scores: np.ndarray, *, min_score: float = 0.7, min_boxes: int = 20) -> bool:
+    """Whether a page's detections leave its orientation in doubt (worth detecting it turned by 90).
+
+    True for tall boxes (:func:`is_sideways`), fewer than ``min_boxes`` boxes, or a mean score under
+    ``min_score`` (upright pages score 0.76-0.85 on average, sideways ones 0.50-0.75 with 1-37 boxes; see
+    :func:`text_evidence`). A doubt only costs a second detection: the decision itself compares
+    :func:`text_evidence` both ways, so sparse upright pages stay as they are.
+    """
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    return len(scores) < min_boxes or is_sideways(boxes) or float(scores.mean()) < min_score
+
+
 class OrientationStage:
     """Turn pages upright before OCR (``detect_orientation=True``).
 
-    Runs detection itself (so the detect stage after it has nothing left to do): pages whose boxes look
-    sideways are turned by 90 degrees and detected again; then the ``probes`` widest words of every page
-    are recognised as they are and turned by 180 degrees, in one recognizer call for the whole batch, and
-    pages that read better flipped are turned (their boxes are mapped, not detected again).
+    Runs detection itself (the detect stage after it then has nothing left to do). Pages in doubt
+    (:func:`doubtful`) are also detected turned by 90 degrees, and kept whichever way shows more text
+    (:func:`text_evidence`). Then the ``probes`` widest words of every page are recognised as they are and
+    turned by 180 degrees, in one recognizer call for the whole batch; pages that read better flipped are
+    turned and detected again.
 
     Args:
         detect: the detect stage (a callable filling ``boxes``, ``polygons`` and ``scores``).
@@ -176,10 +211,20 @@ class OrientationStage:
     def __call__(self, states: list[PageState]) -> list[PageState]:
         todo = [s for s in states if s.needs_ocr]
         self.detect(todo)
-        sideways = [s for s in todo if is_sideways(_pixel_boxes(s))]
-        for s in sideways:
-            _turn(s, 90, redetect=True)
-        self.detect(sideways)
+        unsure = [s for s in todo if doubtful(_pixel_boxes(s), s.scores)]
+        turned = [
+            PageState(page=s.page, image=rotate_image(s.page.image, 90), orientation=90) for s in unsure
+        ]
+        self.detect(turned)
+        for s, t in zip(unsure, turned):
+            if text_evidence(_pixel_boxes(t), t.scores) > text_evidence(_pixel_boxes(s), s.scores):
+                s.image, s.orientation, s.boxes, s.polygons, s.scores = (
+                    t.image,
+                    90,
+                    t.boxes,
+                    t.polygons,
+                    t.scores,
+                )
         probes = [box_crops(s.image, s.boxes[pick_probe_words(_pixel_boxes(s), self.probes)]) for s in todo]
         flat = [c for crops in probes for c in crops]
         if not flat:
@@ -187,28 +232,73 @@ class OrientationStage:
         read = self.recognize(flat + [np.ascontiguousarray(c[::-1, ::-1]) for c in flat])
         conf = np.array([c for _, c in read], dtype=np.float64)
         upright, flipped = conf[: len(flat)], conf[len(flat) :]
-        start = 0
+        flips, start = [], 0
         for s, crops in zip(todo, probes):
             end = start + len(crops)
             if prefers_flip(upright[start:end], flipped[start:end], margin=self.margin):
-                _turn(s, 180, redetect=False)
+                s.orientation = (s.orientation + 180) % 360
+                s.image = rotate_image(s.page.image, s.orientation)
+                s.boxes = s.polygons = s.scores = None
+                flips.append(s)
             start = end
+        self.detect(flips)  # boxes found on upside-down text are worse than boxes found upright
         return states
+
+
+class DeskewStage:
+    """Level skewed pages (``assume_straight_pages=False``): turn the working image by the measured skew
+    and detect again, so the detector and the recognizer see level text.
+
+    Pages whose skew (:func:`dominant_angle` of their quads) is at least ``min_angle`` degrees get a
+    rotated working image on a canvas grown to keep every corner, filled with the page's median colour;
+    ``state.deskew`` keeps the affine map from the new image back to the page, and the residual skew of
+    the new detections is left to the layout's :func:`deskew_boxes`.
+
+    Args:
+        detect: the detect stage.
+        min_angle: smallest skew, in degrees, worth a second detection.
+    """
+
+    def __init__(
+        self, detect: Callable[[list[PageState]], list[PageState]], *, min_angle: float = 1.0
+    ) -> None:
+        self.detect, self.min_angle = detect, min_angle
+
+    def __call__(self, states: list[PageState]) -> list[PageState]:
+        todo = []
+        for s in states:
+            if not s.needs_ocr or s.polygons is None or len(s.polygons) == 0:
+                continue
+            h, w = s.image.shape[:2]
+            angle = dominant_angle(s.polygons.astype(np.float64) * [w, h])
+            if abs(angle) >= self.min_angle:
+                s.image, s.deskew = level_image(s.image, angle)
+                s.boxes = s.polygons = s.scores = None
+                todo.append(s)
+        self.detect(todo)
+        return states
+
+
+def level_image(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Turn ``image`` counter-clockwise by ``angle`` degrees (text skewed by ``angle`` becomes level).
+
+    Returns:
+        The new image (canvas grown to hold every corner, filled with the median colour) and the ``2 x 3``
+        affine map from its pixels back to ``image``'s pixels.
+    """
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)  # OpenCV: positive is counter-clockwise
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    nw, nh = int(np.ceil(h * sin + w * cos)), int(np.ceil(h * cos + w * sin))
+    m[0, 2] += nw / 2 - w / 2
+    m[1, 2] += nh / 2 - h / 2
+    fill = np.median(image[:: max(1, h // 64), :: max(1, w // 64)].reshape(-1, 3), axis=0)
+    out = cv2.warpAffine(
+        image, m, (nw, nh), flags=cv2.INTER_LINEAR, borderValue=tuple(float(v) for v in fill)
+    )
+    return out, cv2.invertAffineTransform(m)
 
 
 def _pixel_boxes(state: PageState) -> np.ndarray:
     h, w = state.image.shape[:2]
     return np.asarray(state.boxes, dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
-
-
-def _turn(state: PageState, degrees: int, *, redetect: bool) -> None:
-    """Turn a page's working image clockwise by ``degrees`` more, mapping or dropping its detections."""
-    state.orientation = (state.orientation + degrees) % 360
-    state.image = rotate_image(state.page.image, state.orientation)
-    if redetect or state.boxes is None:
-        state.boxes = state.polygons = state.scores = None
-        return
-    quads = rotate_points(state.polygons, degrees)
-    quads = np.roll(quads, degrees // 90, axis=1)  # start again from the corner now at the image's top-left
-    state.polygons = quads.astype(np.float32)
-    state.boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1).astype(np.float32)
