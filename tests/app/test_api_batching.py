@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -29,37 +32,43 @@ class Recorder:
         return [i * 10 for i in items]
 
 
-def test_concurrent_requests_share_one_call_and_get_their_own_results() -> None:
+@contextmanager
+def _busy(
+    max_batch_size: int, **options: Any
+) -> Iterator[tuple[DynamicBatcher, Recorder, threading.Event, Future]]:
+    """A batcher whose worker runs request ``[0]`` until ``gate`` is set, so later requests queue up.
+
+    Yields ``(batcher, recorder, gate, future of [0])``; the batcher is closed on exit.
+    """
     gate = threading.Event()
     fn = Recorder(gate)
-    batcher = DynamicBatcher(fn, max_batch_size=16, max_wait_s=0.0)
+    batcher = DynamicBatcher(fn, max_batch_size=max_batch_size, max_wait_s=0.0, **options)
     try:
         blocker = batcher.submit([0])
-        assert fn.started.wait(5)  # the worker is busy: the next requests queue up behind it
+        assert fn.started.wait(5)
+        yield batcher, fn, gate, blocker
+    finally:
+        gate.set()
+        batcher.close()
+
+
+def test_concurrent_requests_share_one_call_and_get_their_own_results() -> None:
+    with _busy(16) as (batcher, fn, gate, blocker):
         futures = [batcher.submit([i, i + 100]) for i in range(1, 6)]
         gate.set()
         assert blocker.result(5) == [0]
         assert [f.result(5) for f in futures] == [[i * 10, (i + 100) * 10] for i in range(1, 6)]
         assert fn.calls == [[0], [1, 101, 2, 102, 3, 103, 4, 104, 5, 105]]
-    finally:
-        batcher.close()
 
 
 def test_batches_never_exceed_max_size_and_never_split_a_request() -> None:
-    gate = threading.Event()
-    fn = Recorder(gate)
-    batcher = DynamicBatcher(fn, max_batch_size=4, max_wait_s=0.0)
-    try:
-        batcher.submit([0])
-        assert fn.started.wait(5)
+    with _busy(4) as (batcher, fn, gate, _):
         futures = [batcher.submit(items) for items in ([1, 2], [3, 4], [5], [6, 7, 8, 9, 10], [11])]
         gate.set()
         results = [f.result(5) for f in futures]
         assert results == [[10, 20], [30, 40], [50], [60, 70, 80, 90, 100], [110]]
         # [6..10] is larger than max_size: it runs alone rather than being split.
         assert fn.calls[1:] == [[1, 2, 3, 4], [5], [6, 7, 8, 9, 10], [11]]
-    finally:
-        batcher.close()
 
 
 def test_waits_up_to_max_wait_for_more_requests() -> None:
@@ -77,28 +86,16 @@ def test_waits_up_to_max_wait_for_more_requests() -> None:
 
 
 def test_a_failing_request_does_not_fail_the_others_in_its_batch() -> None:
-    gate = threading.Event()
-    fn = Recorder(gate)
-    batcher = DynamicBatcher(fn, max_batch_size=8, max_wait_s=0.0)
-    try:
-        batcher.submit([0])
-        assert fn.started.wait(5)
+    with _busy(8) as (batcher, _, gate, _):
         good, bad, other = batcher.submit([1]), batcher.submit([-1]), batcher.submit([2])
         gate.set()
         assert good.result(5) == [10] and other.result(5) == [20]
         with pytest.raises(ValueError, match=r"negative item in \[-1\]"):
             bad.result(5)
-    finally:
-        batcher.close()
 
 
 def test_queue_limit_and_queue_timeout() -> None:
-    gate = threading.Event()
-    fn = Recorder(gate)
-    batcher = DynamicBatcher(fn, max_batch_size=8, max_wait_s=0.0, max_queue=3)
-    try:
-        running = batcher.submit([0])
-        assert fn.started.wait(5)
+    with _busy(8, max_queue=3) as (batcher, fn, gate, running):
         queued = batcher.submit([1, 2])
         with pytest.raises(QueueFull, match=r"2 items already queued \(limit 3\)"):
             batcher.submit([3, 4])
@@ -107,8 +104,6 @@ def test_queue_limit_and_queue_timeout() -> None:
         gate.set()
         assert running.result(5) == [0] and queued.result(5) == [10, 20]
         assert [5] not in fn.calls and all(5 not in call for call in fn.calls)
-    finally:
-        batcher.close()
 
 
 def test_timeout_while_running_is_a_plain_timeout() -> None:

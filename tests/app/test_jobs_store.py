@@ -8,7 +8,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from vision.app.api.job_runner import JobContext, JobRunner
 from vision.app.api.jobs import JobRecord, JobStore
@@ -129,38 +133,38 @@ class Steps:
             ctx.checkpoint(step + 1, self.total)
 
 
-def test_runner_runs_jobs_and_records_failures(tmp_path: Path) -> None:
+@contextmanager
+def _running(store: JobStore, handler: Steps) -> Iterator[JobRunner]:
+    """A started runner polling every 50 ms, stopped on exit."""
+    runner = JobRunner(store, handler, poll_s=0.05)
+    runner.start()
+    try:
+        yield runner
+    finally:
+        runner.stop()
+
+
+def test_runner_runs_jobs(tmp_path: Path) -> None:
     store = JobStore(tmp_path)
     ok = _new_job(store)
-    runner = JobRunner(store, Steps(), poll_s=0.05)
-    runner.start()
-    try:
+    with _running(store, Steps()):
         _wait_for(lambda: store.get(ok.id).status == "succeeded")
         assert store.get(ok.id).done == 3
-    finally:
-        runner.stop()
+
+
+@pytest.mark.parametrize(
+    ("fail", "error"),
+    [
+        (CorruptFile("b.pdf", "no xref table"), {"error": "corrupt_file", "message": "b.pdf: no xref table"}),
+        (KeyError("x"), {"error": "internal_error", "message": "KeyError: 'x'"}),
+    ],
+)
+def test_runner_records_failures(tmp_path: Path, fail: Exception, error: dict[str, str]) -> None:
+    store = JobStore(tmp_path)
     bad = _new_job(store)
-    runner = JobRunner(store, Steps(fail=CorruptFile("b.pdf", "no xref table")), poll_s=0.05)
-    runner.start()
-    try:
+    with _running(store, Steps(fail=fail)):
         _wait_for(lambda: store.get(bad.id).status == "failed")
-        assert store.get(bad.id).to_json()["error"] == {
-            "error": "corrupt_file",
-            "message": "b.pdf: no xref table",
-        }
-    finally:
-        runner.stop()
-    broken = _new_job(store)
-    runner = JobRunner(store, Steps(fail=KeyError("x")), poll_s=0.05)
-    runner.start()
-    try:
-        _wait_for(lambda: store.get(broken.id).status == "failed")
-        assert store.get(broken.id).to_json()["error"] == {
-            "error": "internal_error",
-            "message": "KeyError: 'x'",
-        }
-    finally:
-        runner.stop()
+        assert store.get(bad.id).to_json()["error"] == error
 
 
 def test_shutdown_requeues_and_the_next_runner_resumes(tmp_path: Path) -> None:
@@ -179,12 +183,8 @@ def test_shutdown_requeues_and_the_next_runner_resumes(tmp_path: Path) -> None:
     interrupted = store.get(job.id)
     assert (interrupted.status, interrupted.done) == ("queued", 2)
     second = Steps(total=5)
-    runner = JobRunner(store, second, poll_s=0.05)
-    runner.start()
-    try:
+    with _running(store, second):
         _wait_for(lambda: store.get(job.id).status == "succeeded")
-    finally:
-        runner.stop()
     assert second.starts == [(2, 2)]  # second attempt, from the last checkpoint
     assert store.get(job.id).done == 5
 
@@ -193,14 +193,10 @@ def test_cancelling_a_running_job_stops_it_at_the_next_checkpoint(tmp_path: Path
     store = JobStore(tmp_path)
     job = _new_job(store)
     gate = threading.Semaphore(0)
-    runner = JobRunner(store, Steps(total=5, gate=gate), poll_s=0.05)
-    runner.start()
-    try:
+    with _running(store, Steps(total=5, gate=gate)):
         _wait_for(lambda: store.get(job.id).status == "running")
         store.cancel(job.id)
         gate.release(5)
         time.sleep(0.3)
         final = store.get(job.id)
         assert (final.status, final.done) == ("cancelled", 0)
-    finally:
-        runner.stop()

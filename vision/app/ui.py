@@ -186,19 +186,21 @@ def _auth(settings: ServiceSettings) -> Callable[[str, str], bool] | None:
     return lambda _user, password: hmac.compare_digest(password.encode(), key.encode())
 
 
+def _serving_options(settings: ServiceSettings) -> dict[str, Any]:
+    """What mounting and launching the UI both pass to Gradio: auth, upload limit, assets, error display."""
+    return {
+        "auth": _auth(settings),
+        "max_file_size": settings.limits.max_bytes,
+        "allowed_paths": [str(ASSETS)],
+        "ssr_mode": False,
+        "show_error": True,
+    }
+
+
 def mount_ui(app: Any, settings: ServiceSettings, *, segmentation: bool, path: str = "/ui") -> None:
     """Mount the UI on the REST app; it uses ``app.state.runtime`` (built in the app's lifespan)."""
     blocks = build_ui(lambda: app.state.runtime, segmentation=segmentation)
-    gr.mount_gradio_app(
-        app,
-        blocks,
-        path=path,
-        auth=_auth(settings),
-        max_file_size=settings.limits.max_bytes,
-        allowed_paths=[str(ASSETS)],
-        ssr_mode=False,
-        show_error=True,
-    )
+    gr.mount_gradio_app(app, blocks, path=path, **_serving_options(settings))
 
 
 def launch_ui(settings: ServiceSettings, *, host: str = "127.0.0.1", port: int = 7860) -> None:
@@ -207,13 +209,7 @@ def launch_ui(settings: ServiceSettings, *, host: str = "127.0.0.1", port: int =
     segmentation = runtime.sam is not None
     try:
         build_ui(lambda: runtime, segmentation=segmentation).queue().launch(
-            server_name=host,
-            server_port=port,
-            auth=_auth(settings),
-            max_file_size=settings.limits.max_bytes,
-            allowed_paths=[str(ASSETS)],
-            ssr_mode=False,
-            show_error=True,
+            server_name=host, server_port=port, **_serving_options(settings)
         )
     finally:
         runtime.close()

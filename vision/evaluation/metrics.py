@@ -61,6 +61,17 @@ class Counts:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
+    def summary(self) -> dict[str, float | int]:
+        """``{"precision", "recall", "f1"}`` rounded to 4 places, with the raw ``tp``, ``n_pred``, ``n_gt``."""
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "f1": round(self.f1, 4),
+            "tp": self.tp,
+            "n_pred": self.n_pred,
+            "n_gt": self.n_gt,
+        }
+
 
 def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float) -> list[tuple[int, int]]:
     """One-to-one pairs ``(gt index, pred index)`` taken in decreasing IoU while IoU >= ``iou_threshold``.

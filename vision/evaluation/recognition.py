@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from vision.errors import VisionError
+from vision.evaluation.data import CropSample, open_set
 
 __all__ = ["TASK", "RecognitionScores", "add_arguments", "levenshtein", "load_crop_set", "run", "score_texts"]
 
@@ -73,25 +73,17 @@ def score_texts(predictions: Sequence[str], truths: Sequence[str]) -> Recognitio
 def load_crop_set(folder: str | Path, limit: int | None = None) -> tuple[list[np.ndarray], list[str], list[str]]:
     """Read a ``kind: crop`` set (``index.json``, ``images/``, ``gt/``): RGB arrays, texts and ids.
 
-    Crops whose only word is marked ``ignore`` are skipped (they count for nothing).
+    Crops with no text left once ``ignore`` words are dropped are skipped (they count for nothing).
     """
-    folder = Path(folder)
-    index_path = folder / "index.json"
-    if not index_path.is_file():
-        raise VisionError(str(folder), "not an evaluation set (no index.json)")
-    index = json.loads(index_path.read_text())
-    if index.get("kind") != "crop":
-        raise VisionError(str(folder), f"expected a crop set, got kind={index.get('kind')!r}")
+    crops = open_set(folder, limit=limit)
+    if crops.kind != "crop":
+        raise VisionError(str(folder), f"expected a crop set, got kind={crops.kind!r}")
     images, texts, ids = [], [], []
-    for crop_id in index["ids"][:limit]:
-        gt = json.loads((folder / "gt" / f"{crop_id}.json").read_text())
-        words = [w for w in gt["words"] if not w.get("ignore")]
-        if not words:
-            continue
-        with Image.open(folder / gt["image"]) as im:
-            images.append(np.asarray(im.convert("RGB")))
-        texts.append(" ".join(w["text"] for w in words))
-        ids.append(crop_id)
+    for crop in crops:
+        if isinstance(crop, CropSample) and crop.text:
+            images.append(crop.load_image())
+            texts.append(crop.text)
+            ids.append(crop.id)
     return images, texts, ids
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
-import secrets
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import Image
 
+from vision.export._atomic import write_atomically
 from vision.export._xml import SOFTWARE, VERSION
 from vision.structures.document import Document, Page, Word
 
@@ -81,24 +81,7 @@ def save_pdf(
     font = _set_up_font(pdf, doc, font_path)
     for page in doc.pages:
         _add_page(pdf, page, font, 72.0 / dpi)
-    _write_atomically(Path(path), bytes(pdf.output()))
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    """Write a sibling temporary file, then rename it over ``target``: readers never see half a PDF.
-
-    The file is created with ``os.open(..., 0o666)`` rather than ``tempfile.mkstemp`` so that it gets
-    the usual umask-derived permissions instead of mkstemp's private 0600.
-    """
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomically(path, bytes(pdf.output()))
 
 
 def _set_up_font(

@@ -8,7 +8,6 @@ the shared :class:`~vision.app.api.runtime.OcrService` (and its dynamic batcher)
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,19 +16,10 @@ from vision.app.api.errors import ApiError
 from vision.app.api.job_runner import JobContext, JobRunner
 from vision.app.api.jobs import JobRecord, JobStore
 from vision.app.api.runtime import Runtime
+from vision.export._atomic import write_atomically
 from vision.structures import Document
 
 __all__ = ["JobService"]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` so that readers (and a crash) see the old file or the whole new one, never half."""
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
 
 
 class JobService:
@@ -123,9 +113,8 @@ class JobService:
                     start, self.runtime.ocr.pages(list(iter_pages(src, job.filename, range(start, end))))
                 )
                 ctx.checkpoint(end, total)
-        _write_atomic(
-            self.store.result_path(job.id), Document(pages=chunks.load(), source=job.filename).to_json()
-        )
+        result = Document(pages=chunks.load(), source=job.filename).to_json()
+        write_atomically(self.store.result_path(job.id), result, durable=True)
 
     def _video(self, job: JobRecord, ctx: JobContext) -> None:
         """Frames are OCR'd in batches, each saved before progress is recorded; a resumed job starts
@@ -169,7 +158,7 @@ class JobService:
         pages = chunks.load()
         end = None if not pages else max(p.timestamp or 0.0 for p in pages) + interval
         doc = video_document(pages, source=job.filename, interval=interval, end=end)
-        _write_atomic(self.store.result_path(job.id), doc.to_json())
+        write_atomically(self.store.result_path(job.id), doc.to_json(), durable=True)
 
 
 class _Checkpoints:
@@ -180,7 +169,7 @@ class _Checkpoints:
         folder.mkdir(exist_ok=True)
 
     def save(self, first: int, pages: list) -> None:
-        _write_atomic(self.folder / f"{first:06d}.json", Document(pages=pages).to_json())
+        write_atomically(self.folder / f"{first:06d}.json", Document(pages=pages).to_json(), durable=True)
 
     def load(self) -> list:
         """Pages of the unbroken run of checkpoints from position 0."""

@@ -180,37 +180,42 @@ class JobStore:
             )
             return _record(con.execute("SELECT * FROM jobs WHERE id = ?", (row["id"],)).fetchone())
 
-    def progress(self, job_id: str, owner: str, done: int, total: int | None) -> bool:
-        """Record progress; False when the job is no longer ours to run (cancelled or re-assigned)."""
-        now = time.time()
+    def _update_running(self, job_id: str, owner: str, assignments: str, **values: Any) -> bool:
+        """Apply ``assignments`` to a running job ``owner`` holds and stamp ``updated_at``.
+
+        ``assignments`` are SQL ``SET`` terms written in this module (never user text), with ``:name``
+        parameters from ``values`` and ``:now``, the current time. False when the job is not ours to run
+        (cancelled, finished or re-assigned).
+        """
         with self._tx() as con:
             cur = con.execute(
-                "UPDATE jobs SET done = ?, total = ?, heartbeat = ?, updated_at = ? "
-                "WHERE id = ? AND owner = ? AND status = 'running'",
-                (done, total, now, now, job_id, owner),
+                f"UPDATE jobs SET {assignments}, updated_at = :now "
+                "WHERE id = :id AND owner = :owner AND status = 'running'",
+                {**values, "now": time.time(), "id": job_id, "owner": owner},
             )
         return cur.rowcount == 1
+
+    def progress(self, job_id: str, owner: str, done: int, total: int | None) -> bool:
+        """Record progress; False when the job is no longer ours to run (cancelled or re-assigned)."""
+        return self._update_running(
+            job_id, owner, "done = :done, total = :total, heartbeat = :now", done=done, total=total
+        )
 
     def finish(self, job_id: str, owner: str, status: str, error: tuple[str, str] | None = None) -> bool:
         """End a running job we own with ``status`` (and an error code and message when it failed)."""
         code, message = error if error is not None else (None, None)
-        now = time.time()
-        with self._tx() as con:
-            cur = con.execute(
-                "UPDATE jobs SET status = ?, error_code = ?, error_message = ?, owner = NULL, "
-                "updated_at = ? WHERE id = ? AND owner = ? AND status = 'running'",
-                (status, code, message, now, job_id, owner),
-            )
-        return cur.rowcount == 1
+        return self._update_running(
+            job_id,
+            owner,
+            "status = :status, error_code = :code, error_message = :message, owner = NULL",
+            status=status,
+            code=code,
+            message=message,
+        )
 
     def release(self, job_id: str, owner: str) -> None:
         """Put a running job back in the queue (graceful shutdown): it resumes from its checkpoints."""
-        with self._tx() as con:
-            con.execute(
-                "UPDATE jobs SET status = 'queued', owner = NULL, updated_at = ? "
-                "WHERE id = ? AND owner = ? AND status = 'running'",
-                (time.time(), job_id, owner),
-            )
+        self._update_running(job_id, owner, "status = 'queued', owner = NULL")
 
     def cancel(self, job_id: str) -> JobRecord | None:
         """Cancel a queued or running job (a running one stops at its next checkpoint)."""

@@ -1,12 +1,25 @@
-"""Options shared by every sub-command: the input limits of :class:`vision.settings.Limits`."""
+"""Shared by sub-commands: the input-limit and OCR-model options, and the scan of input files and folders."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vision.settings import DEFAULT_LIMITS, Limits
 
-__all__ = ["add_limit_arguments", "limits_from_args"]
+if TYPE_CHECKING:
+    from vision.pipelines.ocr import OCRPredictor
+
+__all__ = [
+    "add_limit_arguments",
+    "add_ocr_model_arguments",
+    "add_server_arguments",
+    "limits_from_args",
+    "ocr_predictor_from_args",
+    "scan_inputs",
+]
 
 
 def _positive_int(text: str) -> int:
@@ -58,6 +71,20 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_server_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
+    """Add ``--host``, ``--port`` (default ``port``), ``--config`` and the input limits of a server command."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=port, help=f"port (default {port})")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="TOML or JSON settings file (same keys as the VISION_* variables)",
+    )
+    add_limit_arguments(parser)
+
+
 def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) -> Limits:
     """The :class:`Limits` given on the command line, falling back to ``base`` for options left out."""
     return base.replace(
@@ -66,3 +93,57 @@ def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) ->
         max_pages=getattr(args, "max_pages", None),
         max_frames=getattr(args, "max_frames", None),
     )
+
+
+def add_ocr_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights`` and ``--device``."""
+    parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
+    parser.add_argument(
+        "--reco-arch", default=None, help="registered recognition model (default: the default)"
+    )
+    parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
+    parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
+    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+
+
+def _weights(value: str) -> str | None:
+    """A weights option: ``none`` or ``random`` mean randomly initialised models (``None``)."""
+    return None if value.lower() in ("none", "random") else value
+
+
+def ocr_predictor_from_args(args: argparse.Namespace, **options: Any) -> OCRPredictor:
+    """The OCR predictor of :func:`add_ocr_model_arguments`' options; ``options`` go to ``ocr_predictor``."""
+    from vision.pipelines.ocr import ocr_predictor
+
+    return ocr_predictor(
+        args.det_arch,
+        args.reco_arch,
+        det_weights=_weights(args.det_weights),
+        reco_weights=_weights(args.reco_weights),
+        device=args.device,
+        **options,
+    )
+
+
+def scan_inputs(
+    inputs: list[Path], suffixes: Collection[str], recursive: bool
+) -> tuple[list[tuple[Path, Path]], list[str]]:
+    """The files to process, and messages for inputs that do not exist.
+
+    Files named are taken whatever their extension; folders contribute their files whose lower-cased
+    suffix is in ``suffixes`` (sorted; subfolders too when ``recursive``).
+
+    Returns:
+        ``(file, name relative to the folder given)`` pairs (a named file: its own name), and the messages.
+    """
+    found, problems = [], []
+    for item in inputs:
+        if item.is_dir():
+            paths = item.rglob("*") if recursive else item.iterdir()
+            for path in sorted(p for p in paths if p.is_file() and p.suffix.lower() in suffixes):
+                found.append((path, path.relative_to(item)))
+        elif item.is_file():
+            found.append((item, Path(item.name)))
+        else:
+            problems.append(f"{item}: no such file or folder")
+    return found, problems

@@ -19,15 +19,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from tqdm import tqdm
 
-from vision.app.cli._common import add_limit_arguments, limits_from_args
+from vision.app.cli._common import (
+    add_limit_arguments,
+    add_ocr_model_arguments,
+    limits_from_args,
+    ocr_predictor_from_args,
+    scan_inputs,
+)
 from vision.errors import VisionError
+from vision.export._atomic import write_atomically as replace_file
 from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
@@ -88,32 +94,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
     )
-    parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
-    parser.add_argument(
-        "--reco-arch", default=None, help="registered recognition model (default: the default)"
-    )
-    parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
-    parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
-    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    add_ocr_model_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
 
 
-def _weights(value: str) -> str | None:
-    return None if value.lower() in ("none", "random") else value
-
-
 def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
-    from vision.pipelines.ocr import ocr_predictor
-
-    return ocr_predictor(
-        args.det_arch,
-        args.reco_arch,
-        det_weights=_weights(args.det_weights),
-        reco_weights=_weights(args.reco_weights),
-        device=args.device,
+    return ocr_predictor_from_args(
+        args,
         assume_straight_pages=not args.rotated,
         detect_orientation=args.detect_orientation,
         pdf_text=args.pdf_text,
@@ -122,17 +112,7 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
 
 def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path, Path]], list[str]]:
     """``(file, name relative to the folder given)`` pairs, and messages for inputs that do not exist."""
-    found, problems = [], []
-    for item in inputs:
-        if item.is_dir():
-            paths = item.rglob("*") if recursive else item.iterdir()
-            for path in sorted(p for p in paths if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES):
-                found.append((path, path.relative_to(item)))
-        elif item.is_file():
-            found.append((item, Path(item.name)))
-        else:
-            problems.append(f"{item}: no such file or folder")
-    return found, problems
+    return scan_inputs(inputs, DOCUMENT_SUFFIXES, recursive)
 
 
 def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> list[Job]:
@@ -169,17 +149,9 @@ def render(doc: Document, fmt: str) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it into place."""
+    """Write ``text`` to ``path`` (making its folder) through a temporary sibling renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text)
 
 
 def _process(job: Job, predictor: Callable[[Any], Document], args: argparse.Namespace, header: bool) -> int:

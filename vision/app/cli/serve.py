@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
-from vision.app.cli._common import add_limit_arguments
+from vision.app.cli._common import add_server_arguments
 
 __all__ = ["export_settings", "register", "run"]
 
@@ -20,8 +19,7 @@ _LIMIT_ENV = {
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("serve", help="run the REST service (OpenAPI docs at /docs, UI at /ui)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    add_server_arguments(parser, port=8000)
     parser.add_argument(
         "--workers",
         type=int,
@@ -29,16 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="worker processes; each loads its own models and shares the job store",
     )
     parser.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="TOML or JSON settings file (same keys as the VISION_* variables)",
-    )
-    parser.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
-    add_limit_arguments(parser)
     parser.set_defaults(func=run)
 
 

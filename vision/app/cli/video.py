@@ -20,7 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from vision.app.cli._common import add_limit_arguments, limits_from_args
+from vision.app.cli._common import add_limit_arguments, limits_from_args, scan_inputs
 from vision.errors import VisionError
 from vision.pipelines.video import VideoOCR, VideoOCRConfig, VideoResult
 from vision.pipelines.video_outputs import (
@@ -154,17 +154,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def collect_jobs(inputs: list[Path], outdir: Path, recursive: bool) -> tuple[list[VideoJob], list[str]]:
     """Videos to process (files as given, folders scanned) and messages for inputs that do not exist."""
-    jobs, problems = [], []
-    for item in inputs:
-        if item.is_dir():
-            found = item.rglob("*") if recursive else item.iterdir()
-            for path in sorted(p for p in found if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES):
-                jobs.append(VideoJob(path, outdir / path.relative_to(item)))
-        elif item.is_file():
-            jobs.append(VideoJob(item, outdir / item.name))
-        else:
-            problems.append(f"{item}: no such file or folder")
-    return jobs, problems
+    found, problems = scan_inputs(inputs, VIDEO_SUFFIXES, recursive)
+    return [VideoJob(path, outdir / rel) for path, rel in found], problems
 
 
 def predictor_factory(args: argparse.Namespace) -> Callable[[], Callable]:
