@@ -86,8 +86,6 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
     """Encode the benchmark video frame by frame (never all frames in memory)."""
     import torch
     from PIL import Image, ImageDraw, ImageFont
-    from torchcodec.encoders import Encoder
-
     h, w = size
     font_path = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
     font = (
@@ -110,10 +108,8 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
         return masks[text]
 
     schedule = captions(seconds)
-    encoder = Encoder()
-    stream = encoder.add_video(height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast")
-    tmp = path.with_name(f".part-{path.name}")  # keeps the .mp4 suffix: FFmpeg picks the container by it
-    with encoder.open_file(str(tmp)):
+
+    def frames():  # [rate, 3, H, W] uint8 chunks, one second each
         chunk = torch.empty((rate, 3, h, w), dtype=torch.uint8)
         filled = 0
         for k in range(int(seconds * rate)):
@@ -124,10 +120,25 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
             chunk[filled] = torch.from_numpy(frame).permute(2, 0, 1)
             filled += 1
             if filled == rate:
-                stream.add_frames(chunk)
+                yield chunk
                 filled = 0
         if filled:
-            stream.add_frames(chunk[:filled])
+            yield chunk[:filled]
+
+    tmp = path.with_name(f".part-{path.name}")  # keeps the .mp4 suffix: FFmpeg picks the container by it
+    try:
+        from torchcodec.encoders import Encoder  # torchcodec >= 0.12: streaming encoder
+    except ImportError:  # older torchcodec (the GPU machine's 0.11): one call with every frame in memory
+        from torchcodec.encoders import VideoEncoder
+
+        VideoEncoder(torch.cat([c.clone() for c in frames()]), frame_rate=rate).to_file(
+            str(tmp), codec="libx264", preset="veryfast")
+    else:
+        encoder = Encoder()
+        stream = encoder.add_video(height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast")
+        with encoder.open_file(str(tmp)):
+            for chunk in frames():
+                stream.add_frames(chunk)
     tmp.replace(path)
 
 

@@ -122,3 +122,27 @@ def test_int8_dynamic(onnx_file, pages, reference, tmp_path):
     q = fast.quantize_int8(onnx_file, tmp_path / "det_int8.onnx")
     assert q.stat().st_size < onnx_file.stat().st_size / 2  # weights really are int8
     assert _agreement(reference, _predictor(fast.OnnxModel(q, threads=2))(pages)) >= 0.99
+
+
+def test_cpu_default_runs_the_cached_onnx_export(model, pages, reference, tmp_path, monkeypatch):
+    from vision.fast.onnx import OnnxRunner
+    from vision.models.detection.predictor import detection_predictor
+
+    monkeypatch.setenv("VISION_CACHE", str(tmp_path))
+    default = detection_predictor(device="cpu")
+    assert isinstance(default.model, OnnxRunner)
+    assert isinstance(detection_predictor(device="cpu", onnx=False).model, DBProbability)
+    x = default.preprocess(np.stack(pages[:2]))
+    with torch.inference_mode():
+        torch.testing.assert_close(default.model(x), model(x), rtol=1e-4, atol=1e-4)
+    assert _agreement(reference, _predictor(default.model)(pages)) >= 0.99
+    with pytest.raises(ValueError, match="float32"):
+        detection_predictor(weights=None, device="cpu", dtype=torch.bfloat16, onnx=True)
+
+
+def test_numpy_preprocess_matches_torch(pages):
+    """The CPU path normalises with NumPy; the device path (GPU) with torch: same tensor."""
+    p = _predictor(lambda x: x)
+    canvases = np.stack(pages)
+    x = torch.from_numpy(canvases).permute(0, 3, 1, 2).float()
+    torch.testing.assert_close(p.preprocess(canvases), ((x - p._mean) / p._std).contiguous())

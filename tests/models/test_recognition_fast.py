@@ -18,7 +18,7 @@ CROPS, _ = word_set(24)  # >= 99% agreement on 24 crops: all of them
 
 @pytest.fixture(scope="module")
 def reference() -> list[str]:
-    return [t for t, _ in recognition_predictor(device="cpu")(CROPS)]
+    return [t for t, _ in recognition_predictor(device="cpu", onnx=False)(CROPS)]  # fp32 eager
 
 
 def _agreement(texts: list[str], reference: list[str]) -> float:
@@ -60,3 +60,24 @@ def test_onnx(tmp_path, reference: list[str]) -> None:
 def test_to_bf16_casts_parameters() -> None:
     model = to_bf16(get_model("crnn_mobilenet_small", weights=None))
     assert {p.dtype for p in model.parameters()} == {torch.bfloat16}
+
+
+def test_cpu_default_runs_the_cached_onnx_export(tmp_path, monkeypatch, reference: list[str]) -> None:
+    monkeypatch.setenv("VISION_CACHE", str(tmp_path))
+    default = recognition_predictor(device="cpu")
+    assert isinstance(default.model, OnnxRunner)
+    assert len(list((tmp_path / "onnx").glob("crnn_mobilenet_small-*.onnx"))) == 1
+    eager = recognition_predictor(device="cpu", onnx=False)
+    assert isinstance(eager.model, torch.nn.Module)
+    x = torch.rand(5, 3, 32, 136)  # a batch and width the export never saw
+    with torch.inference_mode():
+        torch.testing.assert_close(default.model(x), eager.model(x), rtol=1e-4, atol=1e-4)
+    assert _agreement([t for t, _ in default(CROPS)], reference) >= 0.99
+    recognition_predictor(device="cpu")
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 1  # the second build reuses the export
+
+
+def test_onnx_excludes_other_dtypes_and_compile() -> None:
+    with pytest.raises(ValueError, match="float32"):
+        recognition_predictor(weights=None, device="cpu", dtype=torch.bfloat16, onnx=True)
+    assert not isinstance(recognition_predictor(weights=None, device="cpu", compile=True).model, OnnxRunner)

@@ -10,7 +10,7 @@ from PIL import Image
 
 import vision
 from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import InvalidCrop, bucket_width, resize_to_height
+from vision.models.recognition.preprocess import InvalidCrop, bucket_width, pad_color, resize_to_height
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +80,12 @@ def test_random_weights_build_without_files() -> None:
     p = recognition_predictor("crnn_transformer_small", weights=None, device="cpu")
     text, conf = p([render_word("x")])[0]
     assert isinstance(text, str) and 0.0 <= conf <= 1.0
+
+
+def test_pad_color_is_the_median_of_the_border() -> None:
+    """pad_color's sort-based median equals np.median's (training and inference pad alike)."""
+    rng = np.random.default_rng(0)
+    for h, w in [(1, 1), (1, 7), (2, 2), (5, 3), (32, 90), (33, 17)]:
+        img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+        np.testing.assert_array_equal(pad_color(img), np.median(edge, axis=0).astype(np.uint8))

@@ -13,7 +13,7 @@ from vision.structures import Document
 def test_random_models_end_to_end():
     torch.manual_seed(0)
     predictor = vision.ocr_predictor(det_weights=None, reco_weights=None, device="cpu", det_batch_size=2)
-    assert predictor.pipeline.names == ["read", "text_layer", "detect", "crop", "recognize", "layout"]
+    assert predictor.pipeline.names == ["read", "text_layer", "polarity", "detect", "crop", "recognize", "layout"]
     image, _ = render_page()
     page = PageImage(image=image, source="scan.png", index=7, original_size=image.shape[:2])
     doc = predictor([image, page])
@@ -32,3 +32,20 @@ def test_real_recognizer_reads_every_detected_word():
     assert all(0.0 <= w.confidence <= 1.0 and w.value == w.value.strip() and w.value for w in page.words)
     boxes = np.array([w.geometry for w in page.words])
     assert (boxes[:, 2] > boxes[:, 0]).all() and (boxes[:, 3] > boxes[:, 1]).all()
+
+
+def test_onnx_is_the_cpu_default_and_reads_as_fp32_eager(tmp_path, monkeypatch):
+    """Shipped weights: the default CPU predictor (onnxruntime) finds and reads what fp32 eager does."""
+    from vision.fast.onnx import OnnxRunner
+
+    monkeypatch.setenv("VISION_CACHE", str(tmp_path))
+    fast = vision.ocr_predictor(device="cpu")
+    eager = vision.ocr_predictor(device="cpu", onnx=False)
+    for stage in ("detect", "recognize"):
+        assert isinstance(fast.pipeline[stage].predictor.model, OnnxRunner)
+        assert isinstance(eager.pipeline[stage].predictor.model, torch.nn.Module)
+    image, words = render_page()
+    got, ref = fast([image]).pages[0].words, eager([image]).pages[0].words
+    assert len(ref) >= len(words) - 2  # the real models find the rendered words
+    assert [w.value for w in got] == [w.value for w in ref]
+    np.testing.assert_allclose([w.geometry for w in got], [w.geometry for w in ref], atol=2e-3)

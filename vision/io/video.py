@@ -53,17 +53,22 @@ def _open_decoder(data: Any, name: str, fmt: str | None, devices: list[str]) -> 
     Returns the decoder and its device; failures become VisionErrors (or RuntimeError for a GPU that
     cannot decode).
     """
-    from torchcodec.decoders import VideoDecoder, get_container_metadata
+    from torchcodec.decoders import VideoDecoder
 
     try:
-        container = get_container_metadata(data)
-    except Exception as exc:  # torchcodec raises RuntimeError/ValueError with FFmpeg's message
-        cls = CorruptFile if fmt else UnsupportedFormat
-        reason = f"damaged {fmt} container" if fmt else "not a recognised video"
-        raise cls(name, f"{reason} ({_first_line(exc)})") from None
-    if container.best_video_stream_index is None:
-        kinds = sorted({str(s.media_type) for s in container.streams}) or ["no streams"]
-        raise UnsupportedFormat(name, f"no video stream in this file (found: {', '.join(kinds)})")
+        from torchcodec.decoders import get_container_metadata
+    except ImportError:  # torchcodec < 0.12 has no container probe: the decoder's own error decides below
+        get_container_metadata = None
+    if get_container_metadata is not None:
+        try:
+            container = get_container_metadata(data)
+        except Exception as exc:  # torchcodec raises RuntimeError/ValueError with FFmpeg's message
+            cls = CorruptFile if fmt else UnsupportedFormat
+            reason = f"damaged {fmt} container" if fmt else "not a recognised video"
+            raise cls(name, f"{reason} ({_first_line(exc)})") from None
+        if container.best_video_stream_index is None:
+            kinds = sorted({str(s.media_type) for s in container.streams}) or ["no streams"]
+            raise UnsupportedFormat(name, f"no video stream in this file (found: {', '.join(kinds)})")
     for device in devices:
         try:
             return VideoDecoder(data, dimension_order="NHWC", device=device, seek_mode="exact"), device
@@ -72,7 +77,8 @@ def _open_decoder(data: Any, name: str, fmt: str | None, devices: list[str]) -> 
                 continue
             if device.startswith("cuda"):
                 raise RuntimeError(f"{name}: torchcodec cannot decode on {device} ({exc})") from None
-            raise CorruptFile(name, f"video stream cannot be decoded ({_first_line(exc)})") from None
+            cls = CorruptFile if fmt or get_container_metadata is not None else UnsupportedFormat
+            raise cls(name, f"video stream cannot be decoded ({_first_line(exc)})") from None
     raise ValueError("no device to decode on")
 
 

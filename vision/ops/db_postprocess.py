@@ -75,10 +75,12 @@ def unclip(polygon: np.ndarray, distance: float) -> np.ndarray:
 
     pts = np.round(np.asarray(polygon, dtype=np.float64) * _CLIPPER_SCALE).astype(np.int64)
     offset = pyclipper.PyclipperOffset()
-    offset.AddPath([tuple(p) for p in pts.tolist()], pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
+    offset.AddPath(pts.tolist(), pyclipper.JT_ROUND, pyclipper.ET_CLOSEDPOLYGON)
     paths = offset.Execute(distance * _CLIPPER_SCALE)
     if not paths:
         return np.zeros((0, 2), dtype=np.float64)
+    if len(paths) == 1:  # the usual case (growing gives one path): no areas to compare
+        return np.asarray(paths[0], dtype=np.float64) / _CLIPPER_SCALE
     largest = max(paths, key=lambda p: abs(cv2.contourArea(np.asarray(p, dtype=np.float32))))
     return np.asarray(largest, dtype=np.float64) / _CLIPPER_SCALE
 

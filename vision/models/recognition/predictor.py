@@ -12,6 +12,7 @@ confident reading wins.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -73,7 +74,8 @@ class RecognitionPredictor:
                 for k in (1, 3):  # 90 degrees counter-clockwise, then clockwise
                     rotated = self._read([np.ascontiguousarray(np.rot90(arrays[i], k)) for i in tall])
                     for i, (text, conf) in zip(tall, rotated):
-                        if len(text) >= 3 and conf > results[i][1] + 0.1:
+                        upright = results[i][1] if len(results[i][0]) >= 2 else 0.0  # blank: no evidence
+                        if len(text) >= 3 and conf > upright + 0.1:
                             results[i] = (text, conf)
         return results
 
@@ -155,7 +157,7 @@ def _pick_device(device: str | torch.device | None) -> torch.device:
 
 def recognition_predictor(arch: str | None = None, *, weights: str | Path | None = "default",
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                          batch_size: int = 128, compile: bool = False, onnx: bool = False,
+                          batch_size: int = 128, compile: bool = False, onnx: bool | None = None,
                           **options: Any) -> RecognitionPredictor:
     """Build a recognizer ready to read crops, offline (shipped weights).
 
@@ -168,14 +170,24 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         batch_size: crops per forward pass (within one width bucket).
         compile: wrap the model with ``torch.compile`` (``vision.fast.compile``); batches are then padded to
             ``batch_size`` so each width bucket is one static shape.
-        onnx: run the model with onnxruntime (``vision.fast.onnx``; about 3x faster than eager PyTorch on our
-            2-core CPU, measured by ``benchmarks/recognition.py``).
+        onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
+            weights; about 3x faster than eager PyTorch on our 2-core CPU, measured by
+            ``benchmarks/recognition.py``). ``None``: on CPU in float32 without ``compile`` when onnxruntime
+            is installed; ``False``: eager PyTorch.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``...).
     """
     arch = arch or default_model("recognition")
     dev = _pick_device(device)
     dtype = dtype or torch.float32
-    model = get_model(arch, weights=weights).eval().to(dev)
+    model = get_model(arch, weights=weights).eval()
+    if onnx and (dtype != torch.float32 or compile):
+        raise ValueError("onnx=True runs the float32 export: it excludes compile and other dtypes")
+    if onnx or (onnx is None and dev.type == "cpu" and dtype == torch.float32 and not compile):
+        runner = _onnx_runner(model, dev, arch, required=bool(onnx))
+        if runner is not None:
+            return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
+                                        **options)
+    model = model.to(dev)
     if dtype != torch.float32:
         from vision.fast.precision import to_dtype
 
@@ -185,18 +197,25 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
 
         model = compile_model(model)
         options.setdefault("pad_batches", True)
-    if onnx:
-        model = _onnx_runner(model, dev)
     return RecognitionPredictor(model, arch=arch, device=dev, dtype=dtype, batch_size=batch_size, **options)
 
 
-def _onnx_runner(model: nn.Module, device: torch.device) -> Any:
-    """Export ``model`` to a temporary ONNX file and return an onnxruntime runner for it."""
-    import tempfile
+def _onnx_runner(model: nn.Module, device: torch.device, arch: str, *, required: bool) -> Any:
+    """The cached ONNX export of ``model`` (dynamic batch and width) in an onnxruntime session.
 
-    from vision.fast.onnx import OnnxRunner, export_onnx
+    When not ``required`` (the CPU default), a missing onnxruntime or a failed export gives ``None`` (with
+    a warning for the latter) and the caller runs eager PyTorch.
+    """
+    from vision.fast.onnx import cached_runner, onnx_available
 
+    if not required and not onnx_available():
+        return None
     providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.type == "cuda" else None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = export_onnx(model.float().cpu(), Path(tmp) / "recognizer.onnx", torch.rand(2, 3, 32, 96))
-        return OnnxRunner(path, providers=providers)  # the session holds the model; the file can go
+    try:
+        return cached_runner(model, torch.rand(2, 3, 32, 96), name=arch, threads=torch.get_num_threads(),
+                             providers=providers)
+    except Exception as exc:
+        if required:
+            raise
+        warnings.warn(f"ONNX export of {arch} failed ({exc}); running eager PyTorch", stacklevel=3)
+        return None

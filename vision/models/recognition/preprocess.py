@@ -81,8 +81,9 @@ def bucket_width(width: int, bucket: int = BUCKET) -> int:
 
 def pad_color(img: np.ndarray) -> np.ndarray:
     """The paper colour used for padding: per-channel median of the crop's outer pixels (``[3]`` uint8)."""
-    edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
-    return np.median(edge, axis=0).astype(np.uint8)
+    edge = np.sort(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), axis=0)  # [K, 3]
+    k = len(edge)  # np.median's value (mean of the two middle ones when K is even), without its overhead
+    return ((edge[(k - 1) // 2].astype(np.float64) + edge[k // 2]) / 2).astype(np.uint8)
 
 
 def batch_crops(crops: Sequence[np.ndarray], width: int) -> torch.Tensor:
