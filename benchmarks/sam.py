@@ -59,7 +59,7 @@ def reference_pair(variant: str) -> tuple[torch.nn.Module, torch.nn.Module]:
 
     torch.manual_seed(0)
     with torch.device("cuda"):
-        ref = sam_model_registry[variant]().eval()
+        ref = sam_model_registry[variant]().cuda().eval()  # .cuda(): its pixel_mean/std buffers ignore the context
     with torch.no_grad():
         for name, p in ref.named_parameters():
             if "rel_pos" in name or "pos_embed" in name:
