@@ -92,7 +92,8 @@ def main() -> int:
     else:
         crops = rendered_crops(args.limit)
 
-    def make(**kw: object) -> RecognitionPredictor:
+    def make(**kw: object) -> RecognitionPredictor:  # eager PyTorch, greedy decoding unless told otherwise
+        kw = {"onnx": False, "lexicon": None, **kw}
         return recognition_predictor(device=device, batch_size=args.batch_size, rotate_tall=False, **kw)
 
     rows = []
@@ -109,6 +110,8 @@ def main() -> int:
         rows.append(("int8 dynamic, buckets", rate, padding_fraction(crops, 32), agree(texts)))
         rate, texts = time_predictor(make(onnx=True), crops, args.repeat)
         rows.append(("onnxruntime fp32, buckets", rate, padding_fraction(crops, 32), agree(texts)))
+        rate, texts = time_predictor(make(onnx=True, lexicon="en"), crops, args.repeat)
+        rows.append(("onnxruntime + lexicon (the CPU default)", rate, padding_fraction(crops, 32), agree(texts)))
     else:
         rate, texts = time_predictor(make(dtype=torch.bfloat16), crops, args.repeat)
         rows.append(("bf16 eager, buckets", rate, padding_fraction(crops, 32), agree(texts)))

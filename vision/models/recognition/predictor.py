@@ -32,6 +32,7 @@ from vision.models.recognition.preprocess import (
     bucket_width,
     resize_to_height,
 )
+from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.vocab import VOCAB
 from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames
 
@@ -54,13 +55,15 @@ class RecognitionPredictor:
 
     def __init__(self, model: nn.Module | Any, *, arch: str, device: torch.device, dtype: torch.dtype,
                  batch_size: int = 128, max_width: int = 192, overlap: int = 64, rotate_tall: bool = True,
-                 pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None) -> None:
+                 pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None,
+                 lexicon: Lexicon | None = None) -> None:
         if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width or bucket % BUCKET:
             raise ValueError("max_width and bucket must be multiples of 32, overlap a multiple of 4 below max_width")
         self.model, self.arch, self.device, self.dtype = model, arch, device, dtype
         self.batch_size, self.max_width, self.overlap = batch_size, max_width, overlap
         self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
         self.workers = workers or min(8, os.cpu_count() or 1)
+        self.lexicon = lexicon
 
     # -- public ------------------------------------------------------------------------------------------
     def __call__(self, crops: Sequence[Any]) -> list[tuple[str, float]]:
@@ -90,14 +93,15 @@ class RecognitionPredictor:
             resized = [resize_to_height(a) for a in arrays]
         pieces = self._split(resized)
         split = {p.owner for p in pieces if p.start > 0}
-        paths, frames = self._run(pieces, keep={i for i, p in enumerate(pieces) if p.owner in split})
+        paths, frames, fixed = self._run(pieces, keep={i for i, p in enumerate(pieces) if p.owner in split})
         out: list[tuple[str, float]] = [("", 0.0)] * len(arrays)
         per_crop: dict[int, list[tuple[int, torch.Tensor]]] = {}
         for i, piece in enumerate(pieces):
             if piece.owner in split:
                 per_crop.setdefault(piece.owner, []).append((piece.start, frames[i]))
             else:
-                out[piece.owner] = _text(paths[i])
+                text, conf = _text(paths[i])
+                out[piece.owner] = (fixed.get(i, text), conf)
         for owner, parts in per_crop.items():
             seq = stitch_frames([f for _, f in parts], [s for s, _ in parts])
             out[owner] = _text(ctc_best_path(seq[None])[0])
@@ -118,13 +122,16 @@ class RecognitionPredictor:
         return pieces
 
     @torch.inference_mode()
-    def _run(self, pieces: list[_Piece], keep: set[int]) -> tuple[list[CTCPath | None], dict[int, torch.Tensor]]:
-        """Run the model bucket by bucket; decode each piece, and keep the frames ``[T, C]`` of ``keep``."""
+    def _run(self, pieces: list[_Piece], keep: set[int]
+             ) -> tuple[list[CTCPath | None], dict[int, torch.Tensor], dict[int, str]]:
+        """Run the model bucket by bucket; decode each piece, keep the frames ``[T, C]`` of ``keep``, and
+        return the lexicon's corrections of whole crops (piece index -> text) when a lexicon is set."""
         buckets: dict[int, list[int]] = {}
         for i, p in enumerate(pieces):
             buckets.setdefault(min(bucket_width(p.image.shape[1], self.bucket), self.max_width), []).append(i)
         paths: list[CTCPath | None] = [None] * len(pieces)
         frames: dict[int, torch.Tensor] = {}
+        fixed: dict[int, str] = {}
         for width, idx in sorted(buckets.items()):
             for b in range(0, len(idx), self.batch_size):
                 chunk = idx[b:b + self.batch_size]
@@ -140,7 +147,9 @@ class RecognitionPredictor:
                 for j, i in enumerate(chunk):
                     if i in keep:
                         frames[i] = logits[j, :valid[j]].cpu()
-        return paths, frames
+                    elif self.lexicon is not None and self.lexicon.needs_check(text := _text(paths[i])[0]):
+                        fixed[i] = self.lexicon.correct(text, logits[j, :valid[j]].log_softmax(-1))
+        return paths, frames, fixed
 
 
 def _text(path: CTCPath | None) -> tuple[str, float]:
@@ -158,7 +167,7 @@ def _pick_device(device: str | torch.device | None) -> torch.device:
 def recognition_predictor(arch: str | None = None, *, weights: str | Path | None = "default",
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
                           batch_size: int = 128, compile: bool = False, onnx: bool | None = None,
-                          **options: Any) -> RecognitionPredictor:
+                          lexicon: str | Lexicon | None = "en", **options: Any) -> RecognitionPredictor:
     """Build a recognizer ready to read crops, offline (shipped weights).
 
     Args:
@@ -174,9 +183,14 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             weights; about 3x faster than eager PyTorch on our 2-core CPU, measured by
             ``benchmarks/recognition.py``). ``None``: on CPU in float32 without ``compile`` when onnxruntime
             is installed; ``False``: eager PyTorch.
+        lexicon: lexicon-aware decoding (:mod:`vision.models.recognition.lexicon`): a bundled lexicon's name
+            (``"en"``, the default), a word-list path, a :class:`Lexicon`, or ``None`` for plain greedy
+            decoding.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``...).
     """
     arch = arch or default_model("recognition")
+    if lexicon is not None:
+        options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))
     dev = _pick_device(device)
     dtype = dtype or torch.float32
     model = get_model(arch, weights=weights).eval()
