@@ -53,18 +53,18 @@ class Bench:
         Path(self.args.out).write_text(json.dumps(meta, indent=1))
 
 
-def reference_pair(variant: str) -> tuple[torch.nn.Module, torch.nn.Module]:
-    """The reference model on the GPU with randomised position tables, and ours loaded from its state dict."""
+def reference_pair(variant: str, device: str = "cuda") -> tuple[torch.nn.Module, torch.nn.Module]:
+    """The reference model with randomised position tables, and ours loaded from its state dict."""
     from segment_anything import sam_model_registry
 
     torch.manual_seed(0)
-    with torch.device("cuda"):
-        ref = sam_model_registry[variant]().cuda().eval()  # .cuda(): its pixel_mean/std buffers ignore the context
+    with torch.device(device):
+        ref = sam_model_registry[variant]().to(device).eval()  # .to(): its pixel_mean/std buffers ignore the context
     with torch.no_grad():
         for name, p in ref.named_parameters():
             if "rel_pos" in name or "pos_embed" in name:
                 p.normal_(0, 0.5)
-    return ref, load_sam(ref.state_dict(), variant=variant).cuda().eval()
+    return ref, load_sam(ref.state_dict(), variant=variant).to(device).eval()
 
 
 def timed(fn: Callable[[], Any], max_iters: int, target_s: float = 1.5) -> float:
@@ -175,8 +175,9 @@ def nested_row(bench: Bench, ours: Any) -> None:
                "nested_prompts_per_s": round(total / t_nest), "max_abs_diff": diff})
 
 
-def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
-    """Automatic masks on one 1024 x 768 image, 32 x 32 points, default thresholds: reference vs ours."""
+def amg_row(bench: Bench, ref: Any, ours: Any, device: str = "cuda") -> None:
+    """Automatic masks on one 1024 x 768 image, 32 x 32 points, default thresholds: reference vs ours (on the
+    GPU: our fp32 and bf16 + SDPA; on the CPU, where bf16 does not pay: our fp32 and fp32 + SDPA)."""
     import numpy as np
     from segment_anything import SamAutomaticMaskGenerator as RefAMG
 
@@ -184,15 +185,19 @@ def amg_row(bench: Bench, ref: Any, ours: Any) -> None:
     from vision.models.segmentation.predictor import SamPredictor
 
     image = np.random.default_rng(0).integers(0, 255, (768, 1024, 3), dtype=np.uint8)
-    row: dict[str, Any] = {"model": "vit_b", "rung": "amg"}
+    row: dict[str, Any] = {"model": "vit_b", "rung": "amg", "device": device}
+    gpu = device.startswith("cuda")
+    fast = ("sdpa_bf16_s", LADDER["sdpa"]) if gpu else ("sdpa_fp32_s", LADDER["sdpa"].replace(dtype="float32"))
+    sync = torch.cuda.synchronize if gpu else (lambda: None)
     for name, run in [("ref_fp32_s", lambda: RefAMG(ref).generate(image)),
-                      ("fp32_s", lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=LADDER["fp32"])).generate(image)),
-                      ("sdpa_bf16_s", lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=LADDER["sdpa"])).generate(image))]:
-        run()
-        torch.cuda.synchronize()
+                      ("fp32_s", lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=LADDER["fp32"], device=device)).generate(image)),
+                      (fast[0], lambda: SamAutomaticMaskGenerator(SamPredictor(copy.deepcopy(ours), fast=fast[1], device=device)).generate(image))]:
+        if gpu:
+            run()  # warm-up (kernels, autotuning); the CPU has nothing to warm
+        sync()
         t0 = time.perf_counter()
         masks = run()
-        torch.cuda.synchronize()
+        sync()
         row[name] = round(time.perf_counter() - t0, 3)
         row[name.replace("_s", "_masks")] = len(masks)
     bench.add(row)
@@ -236,7 +241,14 @@ def main() -> None:
     parser.add_argument("--rungs", nargs="+", default=list(ENCODER_RUNGS))
     parser.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     parser.add_argument("--out", default="sam_bench.json")
+    parser.add_argument("--amg-only", action="store_true",
+                        help="only the automatic-mask-generator comparison, on CUDA when present, else the CPU")
     args = parser.parse_args()
+    if args.amg_only:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        ref, ours = reference_pair("vit_b", device)
+        amg_row(Bench(args), ref, ours, device)
+        return
     for key in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit", "accumulated_recompile_limit"):
         if hasattr(torch._dynamo.config, key):  # every rung recompiles fresh blocks; never fall back to eager
             setattr(torch._dynamo.config, key, 256)

@@ -137,8 +137,13 @@ class DeviceRecognizeStage:
                 dtype = p.dtype if p.dtype.is_floating_point else torch.float32
                 logits = torch.as_tensor(p.model(x.to(dtype) / 255))[:n]
                 lengths = torch.from_numpy(-(-widths[start : start + n] // STRIDE)).to(logits.device)
-                for (si, k), path in zip(keys[start : start + n], ctc_best_path(logits, lengths=lengths)):
-                    states[si].texts[k] = (decode(path.ids), float(path.confidence))
+                lexicon = getattr(p, "lexicon", None)
+                paths = ctc_best_path(logits, lengths=lengths)
+                for j, ((si, k), path) in enumerate(zip(keys[start : start + n], paths)):
+                    text = decode(path.ids)
+                    if lexicon is not None and lexicon.needs_check(text):  # as RecognitionPredictor does
+                        text = lexicon.correct(text, logits[j, : int(lengths[j])].float().log_softmax(-1))
+                    states[si].texts[k] = (text, float(path.confidence))
         self._read_special(states, special)
         return states
 

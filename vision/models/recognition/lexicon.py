@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from vision.models.recognition.vocab import encode
 
-__all__ = ["Lexicon", "load_lexicon"]
+__all__ = ["Lexicon", "ctc_nll", "load_lexicon"]
 
 _BUNDLED = Path(__file__).with_name("lexicons")
 _TOKEN = re.compile(r"^(\W*)([^\W\d_]+)(\W*)$")  # edge punctuation, letters only, edge punctuation
