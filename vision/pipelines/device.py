@@ -126,9 +126,9 @@ class DeviceRecognizeStage:
                 s.texts = [("", 0.0)] * len(s.boxes)
                 flags = self._special(s)
                 todo[i], special[i] = np.nonzero(~flags)[0], np.nonzero(flags)[0]
-        for bucket, (crops, keys, widths) in device_batches(
+        for crops, keys, widths in device_batches(
             states, todo, straight=self.straight, device=p.device
-        ).items():
+        ).values():
             for start in range(0, len(keys), p.batch_size):
                 x = crops[start : start + p.batch_size]
                 n = x.shape[0]

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from vision.models._registry import default_model, get_model
+from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.preprocess import (
     BUCKET,
     STRIDE,
@@ -32,7 +33,6 @@ from vision.models.recognition.preprocess import (
     bucket_width,
     resize_to_height,
 )
-from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.vocab import VOCAB
 from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames
 
