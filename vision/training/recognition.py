@@ -56,6 +56,7 @@ class RecognitionTrainConfig:
     group_batches: int = 1  # >1: batches of similar widths padded to their own bucket (as at inference)
     epoch_steps: int = 2000
     val_size: int = 2048
+    val_crops: str | None = None  # a real crop set (``kind: crop``) read each epoch; logged, never trained on
     workers: int = 15
     bf16: bool = True
     compile: bool | str = "auto"  # True, False, or "auto": only when the GPU step is slower than the generator
@@ -150,6 +151,22 @@ def validate(model: torch.nn.Module, samples: list, device: torch.device, width:
     return {"val_word_acc": s.word_accuracy, "val_word_acc_cased": s.word_accuracy_cased, "val_cer": s.cer}
 
 
+def validate_real(model: torch.nn.Module, crops: tuple[list, list[str]], device: torch.device,
+                  arch: str, width: int) -> dict[str, float]:
+    """Read a real crop set through the inference predictor (its resizing and width buckets, greedy
+    decoding) with ``model``; the scores are only logged: they must not steer training."""
+    from vision.evaluation.recognition import score_texts
+    from vision.models.recognition.predictor import RecognitionPredictor
+
+    model.eval()
+    reader = RecognitionPredictor(model, arch=arch, device=device, dtype=torch.float32, max_width=width,
+                                  overlap=min(64, width // 2), rotate_tall=False)
+    with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
+        preds = [text for text, _ in reader(crops[0])]
+    s = score_texts(preds, crops[1])
+    return {"real_word_acc": s.word_accuracy, "real_word_acc_cased": s.word_accuracy_cased, "real_cer": s.cer}
+
+
 def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
           max_steps: int = 0, bench_seconds: float = 0.0, restart_schedule: bool = False,
           reserve_seconds: float = 45.0) -> dict[str, Any]:
@@ -175,6 +192,11 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
             sched.restart(step)
     renderer = _renderer(cfg)
     val = render_fixed_set(renderer, cfg.val_size, seed=10**6 + cfg.seed)
+    real = None
+    if cfg.val_crops:
+        from vision.evaluation.recognition import load_crop_set
+
+        real = load_crop_set(cfg.val_crops)[:2]
     loader = torch.utils.data.DataLoader(
         SyntheticWordBatches(renderer, cfg.batch_size, cfg.width, cfg.seed, step, cfg.group_batches), batch_size=None,
         num_workers=cfg.workers, pin_memory=device.type == "cuda", prefetch_factor=_prefetch(cfg) if cfg.workers else None,
@@ -229,7 +251,8 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
             for b_ema, b in zip(ema.buffers(), model.buffers()):
                 b_ema.copy_(b)  # BatchNorm running statistics follow the live model
             log = {"step": step, "samples": step * cfg.batch_size, "train_seconds": sched.seconds, "lr": lr,
-                   **validate(ema, val, device, cfg.width)}
+                   **validate(ema, val, device, cfg.width),
+                   **(validate_real(ema, real, device, cfg.arch, cfg.width) if real else {})}
             history.append(log)
             print(json.dumps(log), flush=True)
             save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
