@@ -83,7 +83,7 @@ def timed(fn: Callable[[], Any], repeat: int, sync: bool) -> float:
 
 def cpu_rows(args: argparse.Namespace, pages: list[np.ndarray]) -> list[dict[str, Any]]:
     torch.set_num_threads(args.threads)
-    base = detection_predictor(args.arch, weights=args.weights, device="cpu", batch_size=1)
+    base = detection_predictor(args.arch, weights=args.weights, device="cpu", batch_size=1, onnx=False)  # eager
     ref = base(pages)
     rows = [
         {
