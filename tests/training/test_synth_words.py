@@ -93,22 +93,27 @@ def test_ctc_loss_lengths_on_cpu() -> None:
         ctc_loss(logits, batch.targets, batch.lengths, torch.full((2,), 16).to("meta"))
 
 
-def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
+def _train(tmp_path: Path, words_dir: Path, *argv: str, **fields: object) -> Path:
+    """A tiny CPU training run (DejaVu fonts, a 16-unit LSTM) into ``tmp_path / "out"``; returns that folder."""
     from vision.training.recognition import add_arguments, run
 
     cfg = {"fonts": [str(DEJAVU)], "words": str(words_dir), "batch_size": 4, "width": 64, "workers": 0,
-           "val_size": 4, "epoch_steps": 2, "compile": False, "warmup_steps": 1, "group_batches": 2,
-           "model": {"hidden": 16, "proj": 32}, "synth": {"font_px": [16, 18]}}
+           "val_size": 4, "epoch_steps": 2, "compile": False, "warmup_steps": 1,
+           "model": {"hidden": 16, "proj": 32}, "synth": {"font_px": [16, 18]}, **fields}
     (tmp_path / "cfg.json").write_text(json.dumps(cfg))
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     out = tmp_path / "out"
-    assert run(parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), "--max-steps", "2"])) == 0
+    assert run(parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), *argv])) == 0
+    return out
+
+
+def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
+    out = _train(tmp_path, words_dir, "--max-steps", "2", group_batches=2)
     log = json.loads((out / "log.json").read_text())
     assert log[-1]["step"] == 2 and (out / "weights.safetensors").is_file()
-    args = parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), "--max-steps", "3",
-                              "--resume", str(out / "checkpoint"), "--set", "lr=0.001"])
-    assert run(args) == 0
+    _train(tmp_path, words_dir, "--max-steps", "3", "--resume", str(out / "checkpoint"), "--set", "lr=0.001",
+           group_batches=2)
     log = json.loads((out / "log.json").read_text())
     assert [r["step"] for r in log] == [2, 3]
 
@@ -117,8 +122,6 @@ def test_training_logs_real_crop_validation(tmp_path, words_dir: Path) -> None:
     """``val_crops``: a real crop set read through the inference predictor each epoch, logged beside the
     synthetic validation."""
     from PIL import Image
-
-    from vision.training.recognition import add_arguments, run
 
     root = tmp_path / "crops"
     (root / "images").mkdir(parents=True)
@@ -135,14 +138,7 @@ def test_training_logs_real_crop_validation(tmp_path, words_dir: Path) -> None:
             "words": [{"text": word, "polygon": [[0, 0], [w, 0], [w, h], [0, h]], "ignore": False}]}))
         ids.append(f"c{i}")
     (root / "index.json").write_text(json.dumps({"set": "tiny", "kind": "crop", "level": "word", "ids": ids}))
-    cfg = {"fonts": [str(DEJAVU)], "words": str(words_dir), "batch_size": 4, "width": 64, "workers": 0,
-           "val_size": 4, "epoch_steps": 2, "compile": False, "warmup_steps": 1, "val_crops": str(root),
-           "model": {"hidden": 16, "proj": 32}, "synth": {"font_px": [16, 18]}}
-    (tmp_path / "cfg.json").write_text(json.dumps(cfg))
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    out = tmp_path / "out"
-    assert run(parser.parse_args(["--config", str(tmp_path / "cfg.json"), "--out", str(out), "--max-steps", "2"])) == 0
+    out = _train(tmp_path, words_dir, "--max-steps", "2", val_crops=str(root))
     record = json.loads((out / "log.json").read_text())[-1]
     assert 0.0 <= record["real_word_acc"] <= 1.0 and record["real_cer"] >= 0.0
     assert {"val_word_acc", "real_word_acc_cased"} <= record.keys()
