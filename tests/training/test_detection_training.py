@@ -62,19 +62,12 @@ def test_make_page_and_crops_keep_targets_aligned():
 
 
 @pytest.fixture(scope="module")
-def pdf_set(tmp_path_factory) -> Path:
-    from fpdf import FPDF
-
+def pdf_set(tmp_path_factory, text_pdf) -> Path:
     from vision.training.synth.pdf_pages import build_page_set
 
-    pdf = FPDF(unit="pt", format="letter")
-    pdf.set_font("helvetica", size=12)
-    for page in range(3):
-        pdf.add_page()
-        for line in range(20):
-            pdf.text(72, 90 + line * 20, f"Page {page} line {line}: several words on a line")
     root = tmp_path_factory.mktemp("det")
-    pdf.output(str(root / "doc.pdf"))
+    text_pdf(root / "doc.pdf", pages=3, lines=20, size=12, top=90, step=20,
+                   text="Page {page} line {line}: several words on a line")
     assert build_page_set([root / "doc.pdf"], root / "pages", max_pages=3, per_file=3, min_words=20) == 3
     return root / "pages"
 

@@ -92,18 +92,9 @@ def test_page_degradations_keep_shape(profile):
 
 
 @pytest.fixture(scope="module")
-def sample_pdf(tmp_path_factory) -> Path:
-    from fpdf import FPDF
-
-    pdf = FPDF(unit="pt", format="letter")
-    pdf.set_font("helvetica", size=14)
-    for page in range(2):
-        pdf.add_page()
-        for line in range(25):
-            pdf.text(72, 100 + line * 22, f"Line {line} of page {page}: quick brown foxes jump")
-    path = tmp_path_factory.mktemp("pdf") / "sample.pdf"
-    pdf.output(str(path))
-    return path
+def sample_pdf(tmp_path_factory, text_pdf) -> Path:
+    return text_pdf(tmp_path_factory.mktemp("pdf") / "sample.pdf", pages=2, lines=25, size=14, top=100,
+                          step=22, text="Line {line} of page {page}: quick brown foxes jump")
 
 
 def test_extract_words_match_the_text_layer_and_the_ink(sample_pdf):
