@@ -15,7 +15,8 @@ CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recogni
 
 
 def test_configs_exist() -> None:
-    assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_transformer_small"]
+    assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_mobilenet_small_ft",
+                                         "recognition_crnn_transformer_small"]
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
@@ -23,7 +24,7 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert path.stem.endswith(cfg.arch)
+    assert path.stem.removesuffix("_ft").endswith(cfg.arch)
     model = get_model(cfg.arch, weights=None, **cfg.model)
     params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights

@@ -63,6 +63,22 @@ def test_checkbox_is_drawn(renderer: WordRenderer) -> None:
     assert img is not None and img.min() < 128 and img.shape[1] < 80
 
 
+def test_dust_stays_off_the_period_position() -> None:
+    """Dust specks land in the margins but never where a trailing period or comma would sit (right of the
+    word, at baseline height), so they never contradict the label."""
+    from vision.training.synth.words import _dust
+
+    box, h = (100.0, 50.0, 300.0, 90.0), 40.0
+    inked = 0
+    for seed in range(200):
+        canvas = np.zeros((200, 420), np.uint8)
+        _dust(canvas, box, 40, np.random.default_rng(seed))
+        inked += canvas.any()
+        assert not canvas[int(50 + 0.55 * h) + 4:int(90 + 0.1 * h) - 4, 300:int(300 + 0.5 * h)].any()
+        assert not canvas[56:84, 104:296].any()  # the word itself stays clean
+    assert inked == 200
+
+
 def test_glyph_cache_matches_text_width() -> None:
     cache = GlyphCache()
     mask = cache.render(str(DEJAVU / "DejaVuSans.ttf"), 24, "Hello")

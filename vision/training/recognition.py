@@ -169,8 +169,10 @@ def validate_real(model: torch.nn.Module, crops: tuple[list, list[str]], device:
 
 def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
           max_steps: int = 0, bench_seconds: float = 0.0, restart_schedule: bool = False,
-          reserve_seconds: float = 45.0) -> dict[str, Any]:
-    """Run (or continue) training; returns the last log record. See the module docstring."""
+          reserve_seconds: float = 45.0, init: Path | None = None) -> dict[str, Any]:
+    """Run (or continue) training; returns the last log record. See the module docstring.
+
+    ``init``: a weights file (safetensors) to start from with a fresh optimizer and schedule (fine-tuning)."""
     from vision.training.synth.word_batches import SyntheticWordBatches, render_fixed_set
 
     t_start = time.perf_counter()
@@ -182,6 +184,11 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     opt = _optimizer(model, cfg)
     sched = TimeCosine(opt, cfg)
     step, history = 0, []
+    if init is not None:
+        from safetensors.torch import load_file
+
+        model.load_state_dict(load_file(str(init)))
+        print(f"initialised from {init}", flush=True)
     ema.load_state_dict(model.state_dict())
     if resume is not None:
         state = load_checkpoint(resume, model=model, optimizer=opt, scheduler=sched)
@@ -321,6 +328,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-minutes", type=float, default=0.0, help="wall-clock budget (0: none)")
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: none)")
     parser.add_argument("--bench-data", type=float, default=0.0, help="first time the generator for N s")
+    parser.add_argument("--init", default=None, help="weights file (safetensors) to fine-tune from")
     parser.add_argument("--restart-schedule", action="store_true",
                         help="on --resume, start a new warm-up + cosine schedule (fine-tuning)")
     parser.add_argument("--reserve-seconds", type=float, default=45.0,
@@ -346,7 +354,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = _config(args)
     train(cfg, Path(args.out), resume=Path(args.resume) if args.resume else None, max_minutes=args.max_minutes,
           max_steps=args.max_steps, bench_seconds=args.bench_data, restart_schedule=args.restart_schedule,
-          reserve_seconds=args.reserve_seconds)
+          reserve_seconds=args.reserve_seconds, init=Path(args.init) if args.init else None)
     return 0
 
 

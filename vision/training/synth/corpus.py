@@ -109,7 +109,7 @@ def _digits(rng: np.random.Generator, n: int) -> str:
 class TextSampler:
     """Draws one text per call from a weighted mix of generators (see :attr:`WEIGHTS`)."""
 
-    WEIGHTS: ClassVar[dict[str, float]] = {"word": 0.40, "common": 0.10, "form": 0.06, "number": 0.12, "date": 0.05, "money": 0.04,
+    WEIGHTS: ClassVar[dict[str, float]] = {"word": 0.37, "common": 0.10, "form": 0.06, "number": 0.15, "date": 0.05, "money": 0.04,
                "code": 0.07, "email_url": 0.02, "punct": 0.03, "phrase": 0.03, "random": 0.04, "char": 0.025,
                "checkbox": 0.015}
 
@@ -136,7 +136,7 @@ class TextSampler:
         return word
 
     def _edges(self, rng: np.random.Generator, word: str) -> str:
-        if rng.random() < 0.3:
+        if rng.random() < 0.35:
             word += _SUFFIX[_choice(rng, self.suffix_cum)]
         if rng.random() < 0.08:
             pre = _PREFIX[_choice(rng, self.prefix_cum)]
@@ -145,7 +145,7 @@ class TextSampler:
 
     def _dict_word(self, rng: np.random.Generator) -> str:
         c = self.corpus
-        if c.foreign_names and rng.random() < 0.25:
+        if c.foreign_names and rng.random() < 0.15:
             return _pick(rng, c.foreign[_pick(rng, c.foreign_names)])
         for _ in range(3):  # favour short words: real text is mostly 2-8 letters long
             w = _pick(rng, c.english)

@@ -48,6 +48,7 @@ class WordSynthConfig:
     p_rotate: float = 0.35
     max_degrees: float = 3.0
     p_mono: float = 0.3  # extra weight for monospaced/typewriter fonts (typed forms)
+    p_dust: float = 0.0  # chance of a few unlabelled ink specks around the word (photocopy dust)
     profiles: tuple[tuple[str, float], ...] = (("clean", 0.15), ("scan", 0.45), ("fax", 0.2),
                                                ("receipt", 0.1), ("photo", 0.1))
 
@@ -169,6 +170,8 @@ class WordRenderer:
         if text not in _BOXES and rng.random() < 0.4:  # detector boxes often span ascent..descent
             box = (box[0], min(box[1], base - ascent * 0.8), box[2], max(box[3], base + descent * 0.6))
         self._draw_rules(canvas, box, base, px, rng)
+        if rng.random() < cfg.p_dust:
+            _dust(canvas, box, px, rng)
         if rng.random() < cfg.p_bold:  # fake bold / ink spread at render resolution
             kernel = np.ones((1 + int(rng.random() < 0.5), 2), np.uint8)
             canvas = cv2.dilate(canvas, kernel)
@@ -250,6 +253,23 @@ def _checkbox(text: str, px: int, rng: np.random.Generator) -> TextMask:
             cv2.rectangle(mask, (x0 + inner, y0 + inner), (x1 - inner, y1 - inner), 255, -1)
     boxes = np.array([[x0, y0, x1 + 1, y1 + 1]], np.float32)
     return TextMask(mask, y1 + 1, boxes)
+
+
+def _dust(canvas: np.ndarray, box: tuple[float, float, float, float], px: int, rng: np.random.Generator) -> None:
+    """Draw 1-3 small ink blobs in the crop's margins, away from the baseline just after the word, where
+    a real period or comma would sit: the model must learn that dust is not punctuation."""
+    x0, y0, x1, y1 = box
+    h = max(y1 - y0, 2.0)
+    for _ in range(int(rng.integers(1, 4))):
+        r = max(1, round(float(rng.uniform(0.03, 0.09)) * px))
+        side = rng.random()
+        if side < 0.4:  # above or below the word
+            x = rng.uniform(x0, x1)
+            y = y0 - rng.uniform(0.05, 0.3) * h if rng.random() < 0.5 else y1 + rng.uniform(0.1, 0.3) * h
+        else:  # beside it, at x-height or above (a period sits on the baseline)
+            x = x0 - rng.uniform(0.15, 0.4) * h if side < 0.7 else x1 + rng.uniform(0.15, 0.4) * h
+            y = rng.uniform(y0, y0 + 0.55 * h)
+        cv2.circle(canvas, (int(x), int(y)), r, 255, -1)
 
 
 def _rotate(canvas: np.ndarray, box: tuple[float, float, float, float], angle: float,
