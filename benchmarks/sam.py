@@ -34,8 +34,11 @@ from vision.models.segmentation.sam import load_sam
 from vision.models.segmentation.sam.fast import LADDER, apply_fast
 
 ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "triton", "float8", "compile", "sparse24", "int8")
-COMPILED = {"compile", "triton", "float8", "int8", "sparse24"}
-ROW_CAP_S = 180  # one row, compilation included; ViT-B's fused-kernel row compiled in 11 s on an H200
+# Opt-in rows (named in --rungs): the fused-kernel rung compiled with Inductor's matmul autotuning, without and
+# with CUDA graphs (compile_mode of FastOptions).
+EXTRA_RUNGS = {"triton-autotune": "max-autotune-no-cudagraphs", "triton-graphs": "max-autotune"}
+COMPILED = {"compile", "triton", "float8", "int8", "sparse24", *EXTRA_RUNGS}
+ROW_CAP_S = 240  # one row, compilation included; ViT-B's fused-kernel row compiled in 11 s on an H200
 
 
 class Bench:
@@ -131,7 +134,7 @@ def encoder_row(bench: Bench, variant: str, rung: str, bs: int, ref: Any, ours: 
         if rung == "ref-fp32":
             model, encode, dtype = ref, ref.image_encoder, torch.float32
         else:
-            options = LADDER[rung]
+            options = LADDER[rung] if rung in LADDER else LADDER["triton"].replace(compile_mode=EXTRA_RUNGS[rung])
             model = apply_fast(copy.deepcopy(ours), options)
             encode, dtype = model.image_encoder, options.torch_dtype
         x = images[:bs].to(dtype)
@@ -214,7 +217,7 @@ def plan(models: list[str], sizes: list[int], rungs: list[str]) -> list[tuple[st
     fast = ["bf16", "sdpa", "triton", "float8"]
     slow = ["compile", "sparse24", "int8"]
     main, quant = fast[:3], [fast[3], *slow]
-    order = [("vit_b", [(32, r) for r in ["ref-fp32", "fp32", *main]]), ("vit_h", [(32, r) for r in main]),
+    order = [("vit_b", [(32, r) for r in ["ref-fp32", "fp32", *main, *EXTRA_RUNGS]]), ("vit_h", [(32, r) for r in main]),
              ("vit_b", [(32, r) for r in quant]), ("vit_h", [(32, r) for r in quant] + [(8, "ref-fp32"), (8, "fp32")]),
              ("vit_b", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", "fp32", *fast]]),
              ("vit_h", [(8, r) for r in fast] + [(1, r) for r in ["ref-fp32", *fast]]),

@@ -113,6 +113,15 @@ def triton_available() -> bool:
 # --------------------------------------------------------------------------------------------- Triton kernel
 if triton is not None:
 
+    # Tile shapes tried once per (N, D, row width) on the first call: FlashAttention-2's 128 x 64 tiles with 2-4
+    # pipeline stages, half-height tiles, and two-row key blocks (row bias gathered instead of broadcast).
+    _CONFIGS = [triton.Config({"BLOCK_M": m, "BLOCK_N": n}, num_warps=warps, num_stages=stages)
+                for m, n, warps, stages in ((128, 64, 8, 2), (128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3),
+                                            (64, 64, 4, 4), (128, 128, 8, 2), (128, 128, 8, 3))]
+
+    @triton.autotune(configs=_CONFIGS, key=["N", "D", "WK"])
+    @triton.heuristics({"ONE_ROW": lambda a: a["BLOCK_N"] == a["WK"],
+                        "RELW_FIXED": lambda a: a["BLOCK_N"] % a["WK"] == 0})
     @triton.jit
     def _relpos_flash_kernel(
         Q, K, V, RH, RW, O,
@@ -173,15 +182,6 @@ if triton is not None:
                  mask=m_ok[:, None] & d_ok[None, :])
 
 
-def _block_sizes(n: int, wk: int, d: int) -> tuple[int, int, int, int]:
-    """``(BLOCK_M, BLOCK_N, BLOCK_D, num_warps)``: 128 x 64 tiles as in FlashAttention-2 on Hopper; the key
-    block matches the grid row width when it is 16..128 so that the row bias is one vector per block."""
-    block_d = max(16, triton.next_power_of_2(d))
-    block_n = wk if wk in (16, 32, 64, 128) else 64
-    block_m = 128 if n >= 128 else max(16, triton.next_power_of_2(n))
-    return block_m, block_n, block_d, 8 if block_m >= 128 else 4  # 8 warps hold the 128 x 64 fp32 bias tile
-
-
 def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale: float) -> Tensor:
     """Run the kernel: ``q, k, v (B, heads, N, C)``, ``rel_h (B, heads, N, H)``, ``rel_w (B, heads, N, W)``."""
     b, n_heads, n, d = q.shape
@@ -190,16 +190,11 @@ def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale
     out = torch.empty(b, n, n_heads, d, device=q.device, dtype=q.dtype)  # token-major output
     rh = (rel_h.float() * _LOG2E).reshape(b * n_heads, n, hk).contiguous()
     rw = (rel_w.float() * _LOG2E).reshape(b * n_heads, n, wk).contiguous()
-    block_m, block_n, block_d, warps = _block_sizes(n, wk, d)
-    grid = (triton.cdiv(n, block_m), b * n_heads)
-    _relpos_flash_kernel[grid](
+    _relpos_flash_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK_M"]), b * n_heads)](
         q, k, v, rh, rw, out,
         q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
         v.stride(0), v.stride(1), v.stride(2), out.stride(0), out.stride(2), out.stride(1),
-        n_heads, n, d, wk, hk, scale * _LOG2E,
-        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_D=block_d,
-        ONE_ROW=block_n == wk, RELW_FIXED=block_n % wk == 0,
-        num_warps=warps, num_stages=2,
+        n_heads, n, d, wk, hk, scale * _LOG2E, BLOCK_D=max(16, triton.next_power_of_2(d)),
     )
     return out
 

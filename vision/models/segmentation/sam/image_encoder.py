@@ -75,11 +75,27 @@ class Attention(nn.Module):
         self.impl: AttentionImpl = "sdpa"
 
     def forward(self, x: Tensor) -> Tensor:
-        b, h, w, c = x.shape
-        qkv = self.qkv(x).reshape(b, h * w, 3, self.num_heads, -1).permute(2, 0, 3, 1, 4)  # 3, B, heads, N, C'
-        q, k, v = qkv.unbind(0)
+        """Global attention: ``(B, H, W, C)`` -> ``(B, H, W, C)``."""
+        return self.proj(self._attend(self.qkv(x)))
+
+    def windowed(self, x: Tensor, window: int) -> Tensor:
+        """Attention inside ``window x window`` windows of ``(B, H, W, C)`` zero-padded to a multiple of
+        ``window`` (as the reference does after ``norm1``). A zero token's qkv is the projection's bias alone, so
+        the projection runs on the real tokens only and the padding is filled with the bias; the output
+        projection runs after un-partitioning, on the real tokens only (1024 px inputs: 64 -> 70 tokens a side,
+        18% fewer rows through both projections)."""
+        h, w = x.shape[1], x.shape[2]
+        qkv, pad_hw = window_partition(F.linear(x, self.qkv.weight), window)
+        if self.qkv.bias is not None:
+            qkv = qkv + self.qkv.bias
+        return self.proj(window_unpartition(self._attend(qkv), window, pad_hw, (h, w)))
+
+    def _attend(self, qkv: Tensor) -> Tensor:
+        """``(B, H, W, 3C)`` projected tokens -> ``(B, H, W, C)`` attention output (heads merged)."""
+        b, h, w, c3 = qkv.shape
+        q, k, v = qkv.reshape(b, h * w, 3, self.num_heads, -1).permute(2, 0, 3, 1, 4).unbind(0)  # B, heads, N, C'
         out = relpos_attention(q, k, v, self.rel_pos_h, self.rel_pos_w, (h, w), impl=self.impl)  # B, N, heads, C'
-        return self.proj(out.reshape(b, h, w, c))
+        return out.reshape(b, h, w, c3 // 3)
 
 
 def window_partition(x: Tensor, window: int) -> tuple[Tensor, tuple[int, int]]:
@@ -121,12 +137,7 @@ class Block(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         shortcut = x
         x = self.norm1(x)
-        if self.window_size > 0:
-            h, w = x.shape[1], x.shape[2]
-            x, pad_hw = window_partition(x, self.window_size)
-            x = window_unpartition(self.attn(x), self.window_size, pad_hw, (h, w))
-        else:
-            x = self.attn(x)
+        x = self.attn.windowed(x, self.window_size) if self.window_size > 0 else self.attn(x)
         x = shortcut + x
         return x + self.mlp(self.norm2(x))
 
