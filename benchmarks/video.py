@@ -12,6 +12,9 @@ a caption that changes every 3 s. Rows, each over the same videos:
 * ``video pipeline, N thr``: :class:`vision.pipelines.video.VideoOCR`: N decoder threads feeding batches of
   ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge. ``--workers 4,8``
   runs both rows for each N.
+* ``video pipeline, P proc x 2 thr`` (``--processes P``): :class:`vision.pipelines.video_pool.VideoProcessPool`:
+  whole videos spread over P worker processes, each with its own predictor (built and warmed up before the
+  clock) and 2 decoder threads, so host-side post-processing runs on P cores; CPU seconds not counted.
 * ``frame by frame``: the baseline: decode a frame, OCR it alone (``predictor([frame])``), next frame;
   one video after another, no threads, then the same timeline merge.
 
@@ -142,19 +145,24 @@ def make_video(path: Path, size: tuple[int, int], seconds: float, rate: int = 30
     tmp.replace(path)
 
 
-def build_predictor(args: argparse.Namespace) -> tuple[Any, str]:
-    """The OCR predictor (shipped weights unless ``--weights random``, or ``auto`` without them)."""
+def predictor_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """``ocr_predictor`` settings of every row."""
     import torch
 
-    from vision.errors import WeightsError
-    from vision.pipelines.ocr import ocr_predictor
-
-    kwargs = {
+    return {
         "device": args.device,
         "pages_per_batch": args.batch_size,
         "det_batch_size": args.det_batch_size,
         "dtype": torch.bfloat16 if args.dtype == "bf16" else None,
     }
+
+
+def build_predictor(args: argparse.Namespace) -> tuple[Any, str]:
+    """The OCR predictor (shipped weights unless ``--weights random``, or ``auto`` without them)."""
+    from vision.errors import WeightsError
+    from vision.pipelines.ocr import ocr_predictor
+
+    kwargs = predictor_kwargs(args)
     if args.weights != "random":
         try:
             return ocr_predictor(**kwargs), "shipped"
@@ -219,6 +227,25 @@ def run_rows(
         _sync(args.device)
         return time.perf_counter(), time.process_time()
 
+    def pool_row(processes: int, config: VideoOCRConfig) -> None:
+        """Whole videos spread over worker processes, each with its own predictor (built before the clock)."""
+        import functools
+
+        from vision.pipelines.video_pool import VideoProcessPool, build_ocr_predictor
+
+        kwargs = predictor_kwargs(args)
+        if args.weights_used == "random":
+            kwargs |= {"det_weights": None, "reco_weights": None}
+        factory = functools.partial(build_ocr_predictor, warmup_size=args.size, **kwargs)
+        with VideoProcessPool(factory, config, processes=processes) as pool:
+            clock = start()
+            results = list(pool.run(paths))
+            if failed := [r.message for r in results if not r.ok]:
+                raise SystemExit(f"{processes} processes failed: {failed}")
+            timelines = [r.document.timeline for r in results]
+            rows.append(row(f"video pipeline, {processes} proc x {config.workers} thr", clock,
+                            sum(r.frames for r in results), timelines, config.interval) | {"cpu_seconds": None})
+
     def pipeline(name: str, model: Any, config: VideoOCRConfig, keep: bool) -> None:
         clock = start()
         results = list(VideoOCR(model, config).run(paths))
@@ -233,6 +260,9 @@ def run_rows(
         )
         pipeline(f"decode only, {workers} thr", _null_predictor, config, keep=False)
         pipeline(f"video pipeline, {workers} thr", predictor, config, keep=True)
+    for processes in args.processes:
+        pool_row(processes, VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=2,
+                                           decode_device=args.decode_device))
 
     clock = start()
     timelines, count = [], 0
@@ -282,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, help="sampling rate (default: 1 on cpu, 2 on gpu)")
     parser.add_argument("--batch-size", type=int, help="frames per OCR batch")
     parser.add_argument("--workers", help="decoder threads of the video pipeline; a comma list runs each")
+    parser.add_argument("--processes", default="",
+                        help="comma list: also run the videos over this many worker processes (2 decoder threads "
+                             "each, one predictor each; vision.pipelines.video_pool)")
     parser.add_argument(
         "--det-batch-size", type=int, help="pages per detection forward (default: 4 cpu, 16 gpu)"
     )
@@ -298,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
             setattr(args, key, preset[key])
     size = preset["size"]
     args.workers = [int(w) for w in str(args.workers).split(",")]
+    args.processes = [int(p) for p in str(args.processes).split(",") if p.strip()]
+    args.size = size
 
     import torch
 
@@ -309,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         make_video(video, size, args.seconds)
         print(f"generated {video} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     predictor, weights = build_predictor(args)
+    args.weights_used = weights
     from vision.io import DocumentFile
 
     warm_up = list(DocumentFile.from_video(video, fps=1.0, max_frames=4))
@@ -334,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             "det_batch_size": args.det_batch_size,
             "dtype": args.dtype,
             "workers": args.workers,
+            "processes": args.processes,
             "device": args.device,
             "decode_device": args.decode_device,
         },
@@ -351,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = (
             r["row"],
             f"{r['seconds']:.2f}",
-            f"{r['cpu_seconds']:.1f}",
+            "-" if r["cpu_seconds"] is None else f"{r['cpu_seconds']:.1f}",
             r["frames"],
             f"{r['frames_per_s']:.1f}",
             f"{r['x_real_time']:.1f}",

@@ -21,6 +21,10 @@ class VisionError(Exception):
         self.reason = reason
         super().__init__(f"{source}: {reason}" if source else reason)
 
+    def __reduce__(self) -> tuple[type, tuple[str | None, str]]:
+        """Pickle with the constructor's arguments, so errors cross process boundaries (worker pools, Ray)."""
+        return type(self), (self.source, self.reason)
+
 
 class UnsupportedFormat(VisionError):
     """The bytes are not a format we read (or the extension lies about them)."""

@@ -149,3 +149,16 @@ def test_ray_engine_writes_what_the_local_engine_writes(
         ray.shutdown()
     assert f"error: {corpus['broken']}:" in capsys.readouterr().err
     assert outputs_of(tmp_path / "ray") == outputs_of(tmp_path / "local")
+
+
+def test_worker_processes_write_what_one_process_writes(
+    corpus: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """``--processes 2``: whole videos over two spawned workers, each with its own predictor."""
+    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: functools.partial(TemplateOCR, VOCAB))
+    argv = [str(corpus["root"]), str(corpus["broken"]), "-r", "--no-progress", "--batch-size", "4"]
+    assert main(["video", *argv, "-o", str(tmp_path / "one")]) == 1
+    assert main(["video", *argv, "-o", str(tmp_path / "two"), "--processes", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.count(f"error: {corpus['broken']}:") == 2 and "3 processed, 0 already done, 1 failed" in err
+    assert outputs_of(tmp_path / "two") == outputs_of(tmp_path / "one") and len(outputs_of(tmp_path / "one")) == 12

@@ -131,6 +131,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="videos decoded at once (local) or OCR actors (ray); default 2",
     )
     parser.add_argument(
+        "--processes",
+        type=_positive(int),
+        default=1,
+        help="local engine: OCR processes sharing the machine (and GPU), each reading whole videos with its "
+        "own models and --workers decoder threads; default 1 (the host side of one process is the limit on a "
+        "GPU: see docs/video.md)",
+    )
+    parser.add_argument(
         "--batch-size", type=_positive(int), default=16, help="frames per OCR batch (default 16)"
     )
     parser.add_argument(
@@ -215,16 +223,28 @@ def _local(
     if not jobs:  # everything done already: do not build the models
         return
     by_source = {str(job.source): job for job in jobs}
+    processes = min(getattr(args, "processes", 1), len(jobs))
+    if processes > 1:
+        from vision.pipelines.video_pool import VideoProcessPool
+
+        with VideoProcessPool(predictor_factory(args), config, processes=processes) as pool:
+            for result in pool.run(list(by_source)):
+                yield _written(by_source[result.source], result, args.format)
+        return
     pipeline = VideoOCR(predictor_factory(args)(), config)
     for result in pipeline.run(list(by_source), progress=bars):
-        job = by_source[result.source]
-        if result.document is not None:
-            try:
-                write_outputs(result.document, job.stem, args.format)
-            except OSError as exc:
-                error = VisionError(result.source, f"cannot write outputs ({exc})")
-                result = VideoResult(result.source, None, error, result.frames)
-        yield job, result
+        yield _written(by_source[result.source], result, args.format)
+
+
+def _written(job: VideoJob, result: VideoResult, formats: tuple[str, ...]) -> tuple[VideoJob, VideoResult]:
+    """Write a finished video's outputs; a write failure becomes the video's error."""
+    if result.document is not None:
+        try:
+            write_outputs(result.document, job.stem, formats)
+        except OSError as exc:
+            error = VisionError(result.source, f"cannot write outputs ({exc})")
+            result = VideoResult(result.source, None, error, result.frames)
+    return job, result
 
 
 def _ray(

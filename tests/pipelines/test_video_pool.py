@@ -1,0 +1,54 @@
+"""Video OCR over several worker processes: same timelines as one process, broken videos reported, a
+predictor that cannot be built raises."""
+
+import functools
+import pickle
+
+import pytest
+from _video_synth import CAPTIONS, Clip, TemplateOCR, encode_cfr, encode_vfr
+
+from vision.errors import CorruptFile, VisionError
+from vision.pipelines.video import VideoOCR, VideoOCRConfig
+from vision.pipelines.video_pool import VideoProcessPool
+
+VOCAB = [c.text for c in CAPTIONS]
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Clip]:
+    folder = tmp_path_factory.mktemp("videos")
+    return {"cfr": encode_cfr(folder / "cfr.mp4"), "vfr": encode_vfr(folder / "vfr.mkv")}
+
+
+def _broken_factory() -> TemplateOCR:
+    raise RuntimeError("no weights here")
+
+
+def test_pool_matches_one_process_and_reports_broken_videos(clips: dict[str, Clip], tmp_path) -> None:
+    (tmp_path / "text.mp4").write_text("not a video\n" * 100)
+    sources = [clips["cfr"].path, tmp_path / "text.mp4", clips["vfr"].path]
+    config = VideoOCRConfig(fps=2.0, batch_size=4)
+    with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=2, threads=1) as pool:
+        results = {r.source: r for r in pool.run(sources)}
+    assert set(results) == {str(s) for s in sources}
+    broken = results[str(tmp_path / "text.mp4")]
+    assert isinstance(broken.error, VisionError) and broken.document is None
+    for clip in clips.values():
+        got = results[str(clip.path)]
+        alone = VideoOCR(TemplateOCR(VOCAB), config)(clip.path)
+        assert got.ok and got.frames == len(alone.pages) > 0
+        assert got.document.timeline == alone.timeline and all(p.image is None for p in got.document.pages)
+
+
+def test_errors_survive_pickling() -> None:
+    """Reader errors cross the process boundary with their type, source and reason."""
+    err = pickle.loads(pickle.dumps(CorruptFile("a.mp4", "truncated")))
+    assert type(err) is CorruptFile and (err.source, err.reason, str(err)) == ("a.mp4", "truncated", "a.mp4: truncated")
+
+
+def test_pool_raises_when_the_predictor_cannot_be_built(clips: dict[str, Clip]) -> None:
+    with VideoProcessPool(_broken_factory, processes=1, threads=1) as pool, \
+            pytest.raises(RuntimeError, match="no weights here"):
+        list(pool.run([clips["cfr"].path]))
+    with pytest.raises(ValueError, match="processes"):
+        VideoProcessPool(_broken_factory, processes=0)
