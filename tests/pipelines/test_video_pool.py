@@ -9,7 +9,7 @@ from _video_synth import CAPTIONS, Clip, TemplateOCR, encode_cfr, encode_vfr
 
 from vision.errors import CorruptFile, VisionError
 from vision.pipelines.video import VideoOCR, VideoOCRConfig
-from vision.pipelines.video_pool import VideoProcessPool
+from vision.pipelines.video_pool import VideoProcessPool, _segments
 
 VOCAB = [c.text for c in CAPTIONS]
 
@@ -38,6 +38,23 @@ def test_pool_matches_one_process_and_reports_broken_videos(clips: dict[str, Cli
         alone = VideoOCR(TemplateOCR(VOCAB), config)(clip.path)
         assert got.ok and got.frames == len(alone.pages) > 0
         assert got.document.timeline == alone.timeline and all(p.image is None for p in got.document.pages)
+
+
+@pytest.mark.parametrize("kind", ["cfr", "vfr"])
+def test_one_video_cut_into_segments_gives_the_one_process_result(clips: dict[str, Clip], kind: str) -> None:
+    """Fewer videos than workers: the video is read as consecutive time segments by several workers and
+    merged once; frames, their timestamps and indices, and the timeline equal a single process's."""
+    clip = clips[kind]
+    config = VideoOCRConfig(fps=2.0, batch_size=4)
+    segments = _segments(str(clip.path), config, 3)
+    assert len(segments) == 3 and segments[0][0] == 0.0 and segments[-1][1] is None
+    with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=3, threads=1) as pool:
+        (got,) = pool.run([clip.path])
+    alone = VideoOCR(TemplateOCR(VOCAB), config)(clip.path)
+    assert got.ok and got.frames == len(alone.pages)
+    assert [(p.timestamp, p.page_idx) for p in got.document.pages] == [(p.timestamp, p.page_idx) for p in alone.pages]
+    assert got.document.timeline == alone.timeline
+    assert _segments(str(clip.path), VideoOCRConfig(fps=2.0, scene_change=True), 3) == [(None, None)]
 
 
 def test_errors_survive_pickling() -> None:

@@ -12,6 +12,7 @@ For a ``(H, W)`` token grid the bias added to the logits of query ``i`` and key 
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 import torch
@@ -119,7 +120,6 @@ if triton is not None:
                 for m, n, warps, stages in ((128, 64, 8, 2), (128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3),
                                             (64, 64, 4, 4), (128, 128, 8, 2), (128, 128, 8, 3))]
 
-    @triton.autotune(configs=_CONFIGS, key=["N", "D", "WK"])
     @triton.heuristics({"ONE_ROW": lambda a: a["BLOCK_N"] == a["WK"],
                         "RELW_FIXED": lambda a: a["BLOCK_N"] % a["WK"] == 0})
     @triton.jit
@@ -182,6 +182,16 @@ if triton is not None:
                  mask=m_ok[:, None] & d_ok[None, :])
 
 
+    _relpos_flash_tuned = triton.autotune(configs=_CONFIGS, key=["N", "D", "WK"])(_relpos_flash_kernel)
+
+
+def _fixed_config(n: int, wk: int) -> dict[str, int]:
+    """Tiles without autotuning (Triton's CPU interpreter has no device to time on): 128 x 64 tiles, the key
+    block one grid row when the row is 16..128 wide."""
+    return {"BLOCK_M": 128 if n >= 128 else max(16, triton.next_power_of_2(n)),
+            "BLOCK_N": wk if wk in (16, 32, 64, 128) else 64, "num_warps": 8 if n >= 128 else 4, "num_stages": 2}
+
+
 def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale: float) -> Tensor:
     """Run the kernel: ``q, k, v (B, heads, N, C)``, ``rel_h (B, heads, N, H)``, ``rel_w (B, heads, N, W)``."""
     b, n_heads, n, d = q.shape
@@ -190,11 +200,13 @@ def _launch(q: Tensor, k: Tensor, v: Tensor, rel_h: Tensor, rel_w: Tensor, scale
     out = torch.empty(b, n, n_heads, d, device=q.device, dtype=q.dtype)  # token-major output
     rh = (rel_h.float() * _LOG2E).reshape(b * n_heads, n, hk).contiguous()
     rw = (rel_w.float() * _LOG2E).reshape(b * n_heads, n, wk).contiguous()
-    _relpos_flash_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK_M"]), b * n_heads)](
+    tuned = q.is_cuda and os.environ.get("TRITON_INTERPRET", "0") != "1"
+    kernel, fixed = (_relpos_flash_tuned, {}) if tuned else (_relpos_flash_kernel, _fixed_config(n, wk))
+    kernel[lambda meta: (triton.cdiv(n, meta["BLOCK_M"]), b * n_heads)](
         q, k, v, rh, rw, out,
         q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
         v.stride(0), v.stride(1), v.stride(2), out.stride(0), out.stride(2), out.stride(1),
-        n_heads, n, d, wk, hk, scale * _LOG2E, BLOCK_D=max(16, triton.next_power_of_2(d)),
+        n_heads, n, d, wk, hk, scale * _LOG2E, BLOCK_D=max(16, triton.next_power_of_2(d)), **fixed,
     )
     return out
 

@@ -114,6 +114,8 @@ class VideoResult:
     document: Document | None
     error: Exception | None = None
     frames: int = 0
+    end: float | None = None  # where the last sample stops standing (see FrameSampler.end)
+    samples: int | None = None  # frames probed (with scene change: more than OCR'd)
 
     @property
     def ok(self) -> bool:
@@ -309,4 +311,4 @@ class VideoOCR:
             interval=self.config.interval,
             config=self.config.timeline,
         )
-        return VideoResult(state.source, doc, None, len(state.pages))
+        return VideoResult(state.source, doc, None, len(state.pages), state.end, state.samples)

@@ -3,8 +3,13 @@
 One :class:`~vision.pipelines.video.VideoOCR` keeps the models only as busy as one Python process can
 post-process frames (detection maps to boxes, crops, decoding, layout, the timeline merge): on a GPU machine the
 models then wait on the host. :class:`VideoProcessPool` starts ``processes`` workers (``spawn``), each building
-its own predictor once, and gives each a whole video at a time, so host work runs on several cores while the
-models of all workers share the device.
+its own predictor once, so host work runs on several cores while the models of all workers share the device.
+
+Work is handed out as time segments: with fewer videos than workers a video is cut into consecutive ranges
+on its sampling grid (so every segment probes exactly the frames the whole video would), each read by one
+worker; the parent joins the frames of all segments and runs the timeline merge once over them, so the result
+is the one a single process gives. Scene-change sampling is never cut (it compares each frame with the last one
+read).
 
 Workers are started and their predictors built (and warmed up, see :func:`build_ocr_predictor`) in the
 constructor, so that :meth:`VideoProcessPool.run` measures only the work. A predictor that cannot be built
@@ -13,6 +18,8 @@ raises in :meth:`~VideoProcessPool.run`, like a predictor error in :class:`Video
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import multiprocessing as mp
 import os
 import pickle
@@ -57,10 +64,15 @@ def _init(factory: Callable[[], Predictor], config: VideoOCRConfig, threads: int
     ready.wait()
 
 
-def _read(source: str) -> VideoResult:
+def _read(task: tuple[str, float | None, float | None]) -> VideoResult:
+    """One segment ``(source, start, end)`` of a video (``None``: the configured bounds)."""
     if "error" in _WORKER:
         raise _WORKER["error"]
-    (result,) = VideoOCR(_WORKER["predictor"], _WORKER["config"]).run([source])
+    source, start, end = task
+    config = _WORKER["config"]
+    if (start, end) != (config.start, config.end):
+        config = dataclasses.replace(config, start=start, end=end)
+    (result,) = VideoOCR(_WORKER["predictor"], config).run([source])
     if result.error is not None:  # an exception that cannot be unpickled would stall the pool: keep its text
         try:
             pickle.loads(pickle.dumps(result.error))
@@ -87,7 +99,7 @@ class VideoProcessPool:
         ctx = mp.get_context("spawn")  # CUDA cannot be used in forked children
         ready = ctx.Barrier(processes + 1)
         threads = threads or max(1, (os.cpu_count() or 1) // processes)
-        self.processes = processes
+        self.processes, self.config = processes, config
         self._pool = ctx.Pool(processes, initializer=_init, initargs=(factory, config, threads, ready))
         try:
             ready.wait(timeout=start_timeout)
@@ -98,7 +110,15 @@ class VideoProcessPool:
     def run(self, sources: Iterable[str | os.PathLike]) -> Iterator[VideoResult]:
         """One :class:`VideoResult` per video, as each completes (a video that fails to decode carries its error;
         predictor errors propagate)."""
-        yield from self._pool.imap_unordered(_read, [os.fspath(s) for s in sources], chunksize=1)
+        names = [os.fspath(s) for s in sources]
+        parts = max(1, math.ceil(self.processes / max(1, len(names))))
+        tasks = [(name, *span) for name in names for span in _segments(name, self.config, parts)]
+        todo = {name: sum(t[0] == name for t in tasks) for name in names}
+        done: dict[str, list[VideoResult]] = {name: [] for name in names}
+        for result in self._pool.imap_unordered(_read, tasks, chunksize=1):
+            done[result.source].append(result)
+            if len(done[result.source]) == todo[result.source]:
+                yield _join(result.source, done.pop(result.source), self.config)
 
     def close(self) -> None:
         """Stop the workers."""
@@ -112,3 +132,47 @@ class VideoProcessPool:
         if exc[0] is not None:
             self._pool.terminate()
         self.close()
+
+
+def _segments(source: str, config: VideoOCRConfig, parts: int) -> list[tuple[float | None, float | None]]:
+    """Up to ``parts`` consecutive ``[start, end)`` ranges of the video on its sampling grid; the configured
+    range alone when it cannot or need not be cut (one part, scene change, a video that does not open: its
+    worker then reports the error)."""
+    whole = [(config.start, config.end)]
+    if parts <= 1 or config.scene_change:
+        return whole
+    from vision.io import DocumentFile
+
+    try:
+        video = DocumentFile.from_video(source, fps=config.fps, start=config.start, end=config.end,
+                                        limits=config.limits)
+        first, count = float(video.start), len(video)
+        video.close()
+    except Exception:  # noqa: BLE001 - the worker reads it again and reports the error with the video's name
+        return whole
+    per = math.ceil(count / parts)
+    if count < 2 or per >= count:
+        return whole
+    bounds = [first + k * per / config.fps for k in range(math.ceil(count / per))]
+    return [(b, bounds[i + 1] if i + 1 < len(bounds) else config.end) for i, b in enumerate(bounds)]
+
+
+def _join(source: str, results: list[VideoResult], config: VideoOCRConfig) -> VideoResult:
+    """One video's result from its segments: the first error, or every frame merged into one timeline."""
+    from vision.pipelines.timeline import video_document
+
+    frames = sum(r.frames for r in results)
+    failed = [r for r in results if r.error is not None]
+    if failed:
+        return VideoResult(source, None, failed[0].error, frames)
+    if len(results) == 1:
+        return results[0]
+    pages = [page for r in results for page in r.document.pages]  # type: ignore[union-attr]
+    pages.sort(key=lambda p: p.timestamp)
+    for i, page in enumerate(pages):
+        page.page_idx = i
+    ends = [r.end for r in results if r.end is not None]
+    samples = sum(r.samples or 0 for r in results)
+    doc = video_document(pages, source=source, end=max(ends) if ends else None, samples=samples,
+                         interval=config.interval, config=config.timeline)
+    return VideoResult(source, doc, None, frames, max(ends) if ends else None, samples)
