@@ -26,11 +26,12 @@ def _broken_factory() -> TemplateOCR:
 
 def test_pool_matches_one_process_and_reports_broken_videos(clips: dict[str, Clip], tmp_path) -> None:
     (tmp_path / "text.mp4").write_text("not a video\n" * 100)
-    sources = [clips["cfr"].path, tmp_path / "text.mp4", clips["vfr"].path]
+    sources = [clips["cfr"].path, tmp_path / "text.mp4", clips["vfr"].path, clips["vfr"].path]
     config = VideoOCRConfig(fps=2.0, batch_size=4)
     with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=2, threads=1) as pool:
-        results = {r.source: r for r in pool.run(sources)}
-    assert set(results) == {str(s) for s in sources}
+        listed = list(pool.run(sources))
+    results = {r.source: r for r in listed}
+    assert len(listed) == 4 and set(results) == {str(s) for s in sources}  # a video named twice is read twice
     broken = results[str(tmp_path / "text.mp4")]
     assert isinstance(broken.error, VisionError) and broken.document is None
     for clip in clips.values():

@@ -64,11 +64,11 @@ def _init(factory: Callable[[], Predictor], config: VideoOCRConfig, threads: int
     ready.wait()
 
 
-def _read(task: tuple[str, float | None, float | None]) -> VideoResult:
-    """One segment ``(source, start, end)`` of a video (``None``: the configured bounds)."""
+def _read(task: tuple[int, str, float | None, float | None]) -> tuple[int, VideoResult]:
+    """One segment ``(video number, source, start, end)`` of a video (``None``: the configured bounds)."""
     if "error" in _WORKER:
         raise _WORKER["error"]
-    source, start, end = task
+    number, source, start, end = task
     config = _WORKER["config"]
     if (start, end) != (config.start, config.end):
         config = dataclasses.replace(config, start=start, end=end)
@@ -81,7 +81,7 @@ def _read(task: tuple[str, float | None, float | None]) -> VideoResult:
     if result.document is not None:
         for page in result.document.pages:
             page.image = None  # frames stay in the worker
-    return result
+    return number, result
 
 
 class VideoProcessPool:
@@ -112,13 +112,13 @@ class VideoProcessPool:
         predictor errors propagate)."""
         names = [os.fspath(s) for s in sources]
         parts = max(1, math.ceil(self.processes / max(1, len(names))))
-        tasks = [(name, *span) for name in names for span in _segments(name, self.config, parts)]
-        todo = {name: sum(t[0] == name for t in tasks) for name in names}
-        done: dict[str, list[VideoResult]] = {name: [] for name in names}
-        for result in self._pool.imap_unordered(_read, tasks, chunksize=1):
-            done[result.source].append(result)
-            if len(done[result.source]) == todo[result.source]:
-                yield _join(result.source, done.pop(result.source), self.config)
+        tasks = [(i, name, *span) for i, name in enumerate(names) for span in _segments(name, self.config, parts)]
+        todo = [sum(t[0] == i for t in tasks) for i in range(len(names))]  # segments per video (a name may repeat)
+        done: dict[int, list[VideoResult]] = {i: [] for i in range(len(names))}
+        for number, result in self._pool.imap_unordered(_read, tasks, chunksize=1):
+            done[number].append(result)
+            if len(done[number]) == todo[number]:
+                yield _join(names[number], done.pop(number), self.config)
 
     def close(self) -> None:
         """Stop the workers."""
