@@ -4,6 +4,7 @@ predictor that cannot be built raises."""
 import functools
 import pickle
 
+import numpy as np
 import pytest
 from _video_synth import CAPTIONS, Clip, TemplateOCR, encode_cfr, encode_vfr
 
@@ -70,3 +71,14 @@ def test_pool_raises_when_the_predictor_cannot_be_built(clips: dict[str, Clip]) 
         list(pool.run([clips["cfr"].path]))
     with pytest.raises(ValueError, match="processes"):
         VideoProcessPool(_broken_factory, processes=0)
+
+
+def test_build_ocr_predictor_warms_up_on_blank_frames() -> None:
+    """The factory the CLI and benchmark hand to workers: a real OCR predictor, already run once."""
+    from vision.io.page import PageImage
+    from vision.pipelines.video_pool import build_ocr_predictor
+
+    predictor = build_ocr_predictor(warmup_size=(64, 96), det_weights=None, reco_weights=None, device="cpu")
+    frame = PageImage(np.full((64, 96, 3), 255, np.uint8), "<frame>", 0, (64, 96), timestamp=0.0)
+    (page,) = predictor([frame]).pages
+    assert page.dimensions == (64, 96)
