@@ -2,6 +2,7 @@
 predictor that cannot be built raises."""
 
 import functools
+import os
 import pickle
 
 import numpy as np
@@ -23,6 +24,14 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Clip]:
 
 def _broken_factory() -> TemplateOCR:
     raise RuntimeError("no weights here")
+
+
+def _crashing_predictor(frames: list) -> None:
+    os._exit(3)  # a native crash in the middle of a video
+
+
+def _crashing_factory():
+    return _crashing_predictor
 
 
 def test_pool_matches_one_process_and_reports_broken_videos(clips: dict[str, Clip], tmp_path) -> None:
@@ -65,9 +74,12 @@ def test_errors_survive_pickling() -> None:
     assert type(err) is CorruptFile and (err.source, err.reason, str(err)) == ("a.mp4", "truncated", "a.mp4: truncated")
 
 
-def test_pool_raises_when_the_predictor_cannot_be_built(clips: dict[str, Clip]) -> None:
+def test_pool_raises_when_the_predictor_cannot_be_built_or_a_worker_dies(clips: dict[str, Clip]) -> None:
     with VideoProcessPool(_broken_factory, processes=1, threads=1) as pool, \
             pytest.raises(RuntimeError, match="no weights here"):
+        list(pool.run([clips["cfr"].path]))
+    with VideoProcessPool(_crashing_factory, processes=1, threads=1) as pool, \
+            pytest.raises(RuntimeError, match="worker process died; unfinished: .*cfr.mp4"):
         list(pool.run([clips["cfr"].path]))
     with pytest.raises(ValueError, match="processes"):
         VideoProcessPool(_broken_factory, processes=0)

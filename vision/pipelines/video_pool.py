@@ -23,6 +23,8 @@ import math
 import multiprocessing as mp
 import os
 import pickle
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -64,6 +66,10 @@ def _init(factory: Callable[[], Predictor], config: VideoOCRConfig, threads: int
     ready.wait()
 
 
+def _started() -> None:
+    """A no-op task: submitting one per worker makes the executor start them all (see the constructor)."""
+
+
 def _read(task: tuple[int, str, float | None, float | None]) -> tuple[int, VideoResult]:
     """One segment ``(video number, source, start, end)`` of a video (``None``: the configured bounds)."""
     if "error" in _WORKER:
@@ -100,37 +106,49 @@ class VideoProcessPool:
         ready = ctx.Barrier(processes + 1)
         threads = threads or max(1, (os.cpu_count() or 1) // processes)
         self.processes, self.config = processes, config
-        self._pool = ctx.Pool(processes, initializer=_init, initargs=(factory, config, threads, ready))
+        # A process executor, not multiprocessing.Pool: a worker that dies (a crash in a decoder) breaks the
+        # executor and raises in run() instead of leaving its task pending forever.
+        self._pool = ProcessPoolExecutor(processes, mp_context=ctx, initializer=_init,
+                                         initargs=(factory, config, threads, ready))
         try:
+            started = [self._pool.submit(_started) for _ in range(processes)]  # spawned on demand, one each
             ready.wait(timeout=start_timeout)
+            for future in started:
+                future.result(timeout=start_timeout)
         except BaseException:
-            self._pool.terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
             raise
 
     def run(self, sources: Iterable[str | os.PathLike]) -> Iterator[VideoResult]:
         """One :class:`VideoResult` per video, as each completes (a video that fails to decode carries its error;
-        predictor errors propagate)."""
+        predictor errors propagate; a worker that dies raises :class:`RuntimeError`)."""
         names = [os.fspath(s) for s in sources]
         parts = max(1, math.ceil(self.processes / max(1, len(names))))
         tasks = [(i, name, *span) for i, name in enumerate(names) for span in _segments(name, self.config, parts)]
         todo = [sum(t[0] == i for t in tasks) for i in range(len(names))]  # segments per video (a name may repeat)
         done: dict[int, list[VideoResult]] = {i: [] for i in range(len(names))}
-        for number, result in self._pool.imap_unordered(_read, tasks, chunksize=1):
-            done[number].append(result)
-            if len(done[number]) == todo[number]:
-                yield _join(names[number], done.pop(number), self.config)
+        futures = [self._pool.submit(_read, task) for task in tasks]
+        try:
+            for future in as_completed(futures):
+                number, result = future.result()
+                done[number].append(result)
+                if len(done[number]) == todo[number]:
+                    yield _join(names[number], done.pop(number), self.config)
+        except BrokenProcessPool as exc:
+            unfinished = sorted({names[i] for i in done})
+            raise RuntimeError(f"a video OCR worker process died; unfinished: {', '.join(unfinished)}") from exc
+        finally:
+            for future in futures:
+                future.cancel()
 
     def close(self) -> None:
         """Stop the workers."""
-        self._pool.close()
-        self._pool.join()
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> VideoProcessPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if exc[0] is not None:
-            self._pool.terminate()
         self.close()
 
 
