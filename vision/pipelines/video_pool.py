@@ -23,9 +23,9 @@ import math
 import multiprocessing as mp
 import os
 import pickle
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from vision.errors import VisionError

@@ -45,6 +45,13 @@ class CRNN(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self.head = nn.Linear(2 * config.hidden, config.num_classes)
 
+    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - nn.Module's signature
+        """After a device or dtype move, put the LSTM weights back in one buffer: otherwise cuDNN compacts them
+        on every call (and warns that it does)."""
+        out = super()._apply(fn, recurse)
+        self.rnn.flatten_parameters()
+        return out
+
     def forward(self, images: Tensor) -> Tensor:
         x = self.proj(self.backbone(images))  # [N, T, proj]
         x, _ = self.rnn(x)  # [N, T, 2 * hidden]

@@ -83,7 +83,7 @@ class Attention(nn.Module):
         ``window`` (as the reference does after ``norm1``). A zero token's qkv is the projection's bias alone, so
         the projection runs on the real tokens only and the padding is filled with the bias; the output
         projection runs after un-partitioning, on the real tokens only (1024 px inputs: 64 -> 70 tokens a side,
-        18% fewer rows through both projections)."""
+        16% fewer rows through both projections)."""
         h, w = x.shape[1], x.shape[2]
         qkv, pad_hw = window_partition(F.linear(x, self.qkv.weight), window)
         if self.qkv.bias is not None:
