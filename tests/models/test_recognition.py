@@ -70,3 +70,20 @@ def test_normalize_folds_variants_and_drops_unknown() -> None:
     assert normalize_text("\u2612 \u2713 \u25a1") == f"{CHECKBOX_CHECKED} {CHECKBOX_CHECKED} {CHECKBOX_EMPTY}"
     assert normalize_text("e\u0301te\u0301\u00a0\u2212 5") == "été - 5"  # NFC, NBSP, minus sign
     assert normalize_text("中文ok") == "ok"
+
+
+def test_block_tables_by_name() -> None:
+    """JSON configs name a block table; ``rect_late`` keeps 2-px columns until block 9 yet emits W / 4 frames
+    with the same weights shapes as ``rect`` (so one table's weights initialise the other)."""
+    from vision.models.recognition.backbone import BLOCK_TABLES, BackboneConfig, MobileNetV3Backbone
+
+    assert BackboneConfig(blocks="rect_late").blocks == BLOCK_TABLES["rect_late"]
+    with pytest.raises(ValueError, match="unknown block table"):
+        BackboneConfig(blocks="nope")
+    late, rect = (MobileNetV3Backbone(BackboneConfig(blocks=name)).eval() for name in ("rect_late", "rect"))
+    assert {k: v.shape for k, v in late.state_dict().items()} == {k: v.shape for k, v in rect.state_dict().items()}
+    assert late.features[1].block[0][0].stride == (2, 1)  # first block (depthwise conv): the width is kept
+    x = torch.rand(2, 3, 32, 96)
+    with torch.no_grad():
+        assert late(x).shape == rect(x).shape == (2, 24, 576)
+    assert get_model("crnn_mobilenet_small", weights=None).config.backbone.blocks == BLOCK_TABLES["rect_late"]

@@ -58,12 +58,17 @@ class CRNN(nn.Module):
         return self.head(self.dropout(x))  # [N, T, C]
 
 
+_SMALL_BACKBONE = {"width_mult": 1.25, "blocks": "rect_late"}
+
+
 @register_model("crnn_mobilenet_small", task="recognition", weights=CRNN_MOBILENET_SMALL, default=True)
 def crnn_mobilenet_small(**overrides: object) -> CRNN:
-    """The CPU default: MobileNetV3-small x1.25 (rectangular strides) + 2-layer BiLSTM(160), 2.8M parameters.
+    """The CPU default: MobileNetV3-small x1.25 (rectangular strides, the width halved late: ``rect_late``) +
+    2-layer BiLSTM(160), 2.8M parameters.
 
-    ``backbone`` may be given as a dict of :class:`BackboneConfig` fields (JSON training configs)."""
-    backbone = overrides.get("backbone", {"width_mult": 1.25})
+    ``backbone`` may be given as a dict of :class:`BackboneConfig` fields (JSON training configs); fields it
+    leaves out take the defaults above."""
+    backbone = overrides.get("backbone", {})
     if isinstance(backbone, dict):
-        overrides["backbone"] = BackboneConfig(**{"width_mult": 1.25, **backbone})  # type: ignore[arg-type]
+        overrides["backbone"] = BackboneConfig(**{**_SMALL_BACKBONE, **backbone})  # type: ignore[arg-type]
     return CRNN(CRNNConfig(**overrides))  # type: ignore[arg-type]
