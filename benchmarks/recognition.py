@@ -2,12 +2,19 @@
 
     python benchmarks/recognition.py                       # CPU (2 threads), rendered crops
     python benchmarks/recognition.py --data ../shared/data/words_dev --limit 2000
-    python benchmarks/recognition.py --device cuda --batch-size 512 --repeat 20   # GPU ladder (bf16, compile)
+    python benchmarks/recognition.py --device cuda --limit 20000 --batch-size 1024   # GPU ladder (bf16, compile)
+    python benchmarks/recognition.py --host-profile --limit 4000 --batch-size 1024  # host us/crop, on the CPU
 
-Every row times the whole predictor call (resize, bucketing, padding, model, CTC decoding) after a
-warm-up call, with ``torch.cuda.synchronize()`` before each clock read on GPU. The baseline is measured in
-the same run: the same predictor with every crop padded to the maximum width (one 192 px bucket).
+Every row times the whole predictor call, from a list of variable-size numpy crops to texts (resize,
+bucketing, padding, model, CTC decoding) after a warm-up call (which also compiles), with
+``torch.cuda.synchronize()`` before each clock read on GPU. The baseline is measured in the same run: the
+same predictor with every crop padded to the maximum width (one 192 px bucket).
 Prints a table and writes JSON to ``benchmarks/results/recognition_<device>.json``.
+
+``--host-profile`` prices the predictor's host side before GPU time is spent: the model is replaced by a
+replay of its own recorded logits (free), the call runs on the CPU in one thread (``workers=1``), and the
+time spent in the predictor's device methods (what a GPU runs as queued kernels) is subtracted from the
+wall time. The GPU ladder also times the compiled model alone on the same batches, the ceiling for the call.
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.fast.quantize import quantize_int8
 from vision.models import get_model
+from vision.models.recognition.batching import plan_batches
+from vision.models.recognition.lexicon import load_lexicon
 from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import bucket_width, resize_to_height
+from vision.models.recognition.preprocess import resize_to_height, resized_widths
 
 
 def rendered_crops(n: int, seed: int = 0) -> list[np.ndarray]:
@@ -48,11 +57,15 @@ def rendered_crops(n: int, seed: int = 0) -> list[np.ndarray]:
     return crops
 
 
-def padding_fraction(crops: list[np.ndarray], bucket: int, max_width: int = 192) -> float:
-    """Share of padded columns in the model input when crops are padded to ``bucket`` multiples."""
-    widths = [min(resize_to_height(c).shape[1], max_width) for c in crops]
-    padded = [min(bucket_width(w, bucket), max_width) for w in widths]
-    return 1.0 - sum(widths) / sum(padded)
+def padding_fraction(crops: list[np.ndarray], bucket: int, max_width: int = 192, batch_size: int | None = None
+                     ) -> float:
+    """Share of padded positions in the model inputs when crops (cut in chunks past ``max_width``) are padded
+    to ``bucket`` multiples, and every batch to ``batch_size`` rows when given (compiled, static shapes)."""
+    sizes = np.array([c.shape[:2] for c in crops])
+    plan = plan_batches(resized_widths(sizes), max_width=max_width, overlap=64, bucket=bucket,
+                        batch_size=batch_size or len(crops))
+    used = int(plan.width.sum())
+    return 1.0 - used / sum(w * (batch_size or len(idx)) for w, idx in plan.batches)
 
 
 def sync(device: torch.device) -> None:
@@ -73,6 +86,121 @@ def time_predictor(predictor: RecognitionPredictor, crops: list[np.ndarray], rep
     return len(crops) / best, texts
 
 
+class _Replay:
+    """Stands in for a model: records the wrapped model's outputs on the first call, then replays them (the
+    predictor's batches come in the same order every call), so that only host work is left to time."""
+
+    def __init__(self, model: object) -> None:
+        self.model, self.outputs, self.position = model, [], None
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if self.position is None:
+            self.outputs.append(torch.as_tensor(self.model(x)))
+            return self.outputs[-1]
+        out = self.outputs[self.position]
+        assert out.shape[:2] == (x.shape[0], x.shape[-1] // 4), "the replayed batches changed"
+        self.position += 1
+        return out
+
+
+def host_profile(crops: list[np.ndarray], batch_size: int, repeat: int) -> list[dict]:
+    """Host microseconds per crop of the predictor, on the CPU (see the module docstring).
+
+    ``device`` is the time spent in the predictor's device methods (``_forward``: padding, normalisation,
+    model, CTC decoding; ``_decode_stitched``; ``_log_probs``), which a GPU runs as queued kernels; ``host`` is
+    the rest of the call's wall time, in one thread. ``cv2.resize`` is the part of it spent in OpenCV, which
+    releases the GIL and spreads over the pool's threads, so ``host - resize`` approximates the GIL-holding
+    Python per crop.
+    """
+    rows = []
+    t0 = time.perf_counter()
+    for c in crops:
+        resize_to_height(c)
+    resize_us = (time.perf_counter() - t0) / len(crops) * 1e6
+    for name, kw in [("greedy decoding", {"lexicon": None}), ("lexicon 'en' (default)", {})]:
+        p = recognition_predictor(device="cpu", batch_size=batch_size, workers=1, onnx=False, **kw)
+        replay = _Replay(p.model)
+        p.model = replay
+        reference = p(crops)
+        spent = [0.0]
+        for method in ("_forward", "_decode_stitched", "_log_probs"):
+            setattr(p, method, _timed(getattr(p, method), spent))
+        best = (float("inf"), 0.0)
+        for _ in range(repeat):
+            replay.position, spent[0] = 0, 0.0
+            t0 = time.perf_counter()
+            out = p(crops)
+            wall = time.perf_counter() - t0
+            assert out == reference
+            best = min(best, (wall - spent[0], spent[0]))
+        host, device = (v / len(crops) * 1e6 for v in best)
+        rows.append({"decoding": name, "host_us": host, "device_us": device, "resize_us": resize_us})
+    print(f"recognition host profile, {len(crops)} crops, batch {batch_size}, 1 thread, "
+          f"{platform.processor() or platform.machine()}")
+    print(f"{'decoding':<26}{'device (CPU)':>14}{'host':>8}{'cv2.resize':>12}{'host - resize':>15}  (us/crop)")
+    for r in rows:
+        print(f"{r['decoding']:<26}{r['device_us']:>14.1f}{r['host_us']:>8.1f}{r['resize_us']:>12.1f}"
+              f"{r['host_us'] - r['resize_us']:>15.1f}")
+    return rows
+
+
+def _timed(fn: object, spent: list[float]) -> object:
+    """``fn``, adding the seconds each call takes to ``spent[0]``."""
+    def call(*args: object) -> object:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)  # type: ignore[operator]
+        finally:
+            spent[0] += time.perf_counter() - t0
+    return call
+
+
+def model_only_rate(predictor: RecognitionPredictor, crops: list[np.ndarray], repeat: int) -> float:
+    """Crops/s of ``predictor.model`` alone, run back to back on the device-resident inputs of one predictor
+    call: the ceiling that the host side of the call is measured against."""
+    model, inputs = predictor.model, []
+
+    def record(x: torch.Tensor) -> torch.Tensor:
+        inputs.append(x.clone())
+        return model(x)
+
+    predictor.model = record
+    try:
+        predictor(crops)
+    finally:
+        predictor.model = model
+    best = float("inf")
+    with torch.inference_mode():
+        for _ in range(repeat):
+            sync(predictor.device)
+            t0 = time.perf_counter()
+            for x in inputs:
+                model(x)
+            sync(predictor.device)
+            best = min(best, time.perf_counter() - t0)
+    return len(crops) / best
+
+
+def sync_points(predictor: RecognitionPredictor, crops: list[np.ndarray]) -> dict[str, int]:
+    """Where one call makes the host wait for the GPU (``torch.cuda.set_sync_debug_mode``): ``file:line`` ->
+    count. By design only the end of the call (stitched long crops) and lexicon look-ups should appear; the
+    per-batch event waits are explicit and not reported."""
+    import warnings
+
+    counts: dict[str, int] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            predictor(crops)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    for w in caught:
+        key = f"{Path(w.filename).name}:{w.lineno}"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
@@ -82,6 +210,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--host-profile", action="store_true", help="host us/crop on the CPU (see above)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -91,6 +220,12 @@ def main() -> int:
         crops = load_crop_set(args.data, args.limit)[0]
     else:
         crops = rendered_crops(args.limit)
+    if args.host_profile:
+        rows = host_profile(crops, args.batch_size, args.repeat)
+        out = Path(args.out or Path(__file__).parent / "results" / "recognition_host.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"crops": len(crops), "batch_size": args.batch_size, "rows": rows}, indent=1))
+        return 0
 
     def make(**kw: object) -> RecognitionPredictor:  # eager PyTorch, greedy decoding unless told otherwise
         kw = {"onnx": False, "lexicon": None, **kw}
@@ -113,15 +248,29 @@ def main() -> int:
         rate, texts = time_predictor(make(onnx=True, lexicon="en"), crops, args.repeat)
         rows.append(("onnxruntime + lexicon (the CPU default)", rate, padding_fraction(crops, 32), agree(texts)))
     else:
-        rate, texts = time_predictor(make(dtype=torch.bfloat16), crops, args.repeat)
+        bf16 = torch.bfloat16
+        rate, texts = time_predictor(make(dtype=bf16), crops, args.repeat)
         rows.append(("bf16 eager, buckets", rate, padding_fraction(crops, 32), agree(texts)))
-        rate, texts = time_predictor(make(dtype=torch.bfloat16, compile=True), crops, args.repeat)
-        rows.append(("bf16 + compile, buckets (padded batches)", rate, padding_fraction(crops, 32), agree(texts)))
+        naive = make(dtype=bf16, compile=True, bucket=192)
+        rate, texts = time_predictor(naive, crops, args.repeat)
+        rows.append(("bf16 + compile, pad to max width", rate, padding_fraction(crops, 192, batch_size=args.batch_size),
+                     agree(texts)))
+        fast = make(dtype=bf16, compile=True)
+        rate, texts = time_predictor(fast, crops, args.repeat)
+        pad = padding_fraction(crops, 32, batch_size=args.batch_size)
+        rows.append(("bf16 + compile, buckets (padded batches)", rate, pad, agree(texts)))
+        lexicon = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16, pad_batches=True,
+                                       batch_size=args.batch_size, rotate_tall=False, lexicon=load_lexicon("en"))
+        rate, texts = time_predictor(lexicon, crops, args.repeat)
+        rows.append(("bf16 + compile, buckets, lexicon 'en'", rate, pad, agree(texts)))
+        rows.append(("  model alone on those batches (no host work)", model_only_rate(fast, crops, args.repeat),
+                     pad, float("nan")))
+        print("host waits for the GPU in one call (file:line -> count):", sync_points(lexicon, crops))
     print(f"recognition, {len(crops)} crops, device {device} ({torch.get_num_threads()} threads), "
           f"batch {args.batch_size}, {platform.processor() or platform.machine()}")
-    print(f"{'rung':<44}{'crops/s':>10}{'x base':>8}{'padding':>9}{'same text':>11}")
+    print(f"{'rung':<48}{'crops/s':>10}{'x base':>8}{'padding':>9}{'same text':>11}")
     for name, rate, pad, same in rows:
-        print(f"{name:<44}{rate:>10.0f}{rate / naive_rate:>8.2f}{pad:>9.1%}{same:>11.1%}")
+        print(f"{name:<48}{rate:>10.0f}{rate / naive_rate:>8.2f}{pad:>9.1%}{same:>11.1%}")
     out = Path(args.out or Path(__file__).parent / "results" / f"recognition_{device.type}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"device": str(device), "threads": torch.get_num_threads(), "crops": len(crops),

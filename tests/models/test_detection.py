@@ -72,6 +72,24 @@ def test_fit_page_keeps_aspect_and_pads_white():
     assert canvas[:h, :w].max() == 0 and canvas[h:].min() == 255
 
 
+@pytest.mark.parametrize("hw", [(500, 381), (300, 900), (1024, 768), (40, 30)])
+def test_fit_into_a_used_batch_slot_equals_fit_page(hw):
+    """The predictor resizes pages straight into its batch array: leftovers of an earlier page never show."""
+    import cv2
+
+    from vision.models.detection.predictor import _fit_into
+
+    page = np.random.default_rng(0).integers(0, 256, (*hw, 3), dtype=np.uint8)
+    canvas, (h, w) = fit_page(page, (1024, 768))
+    ref = np.full((1024, 768, 3), 255, np.uint8)  # the straightforward version: white canvas, pasted page
+    interp = cv2.INTER_AREA if h < hw[0] else cv2.INTER_LINEAR
+    ref[:h, :w] = page if (h, w) == hw else cv2.resize(page, (w, h), interpolation=interp)
+    slot = np.random.default_rng(1).integers(0, 256, (1024, 768, 3), dtype=np.uint8)
+    assert _fit_into(page, slot) == (h, w)
+    np.testing.assert_array_equal(canvas, ref)
+    np.testing.assert_array_equal(slot, ref)
+
+
 @pytest.fixture(scope="module")
 def small_predictor():
     model = get_model("db_mobilenet_v3_large", weights=None).eval()

@@ -100,3 +100,20 @@ def test_torch_crops_accept_empty_input():
     empty = torch.zeros(0, dtype=torch.int64)
     assert roi_crops(image, torch.zeros(0, 4), empty, height=8, out_width=16).shape == (0, 3, 8, 16)
     assert warp_crops(image, torch.zeros(0, 4, 2), empty, height=8, out_width=16).shape == (0, 3, 8, 16)
+
+
+def test_roi_crops_of_a_page_batch_equal_one_call_per_page():
+    rng = np.random.default_rng(1)
+    pages = torch.from_numpy(rng.integers(0, 256, (3, 3, 90, 160)).astype(np.float32))
+    x0, y0 = rng.uniform(0, 120, 12), rng.uniform(0, 60, 12)
+    boxes = np.stack([x0, y0, x0 + rng.uniform(2, 40, 12), y0 + rng.uniform(2, 30, 12)], 1)
+    page = rng.integers(0, 3, 12)
+    widths = torch.from_numpy(rng.integers(4, 48, 12))
+    got = roi_crops(pages, torch.from_numpy(boxes), widths, height=16, out_width=48, fill=-1.0,
+                    batch_index=torch.from_numpy(page))
+    for b in range(3):
+        sel = page == b
+        ref = roi_crops(pages[b], torch.from_numpy(boxes[sel]), widths[sel], height=16, out_width=48, fill=-1.0)
+        torch.testing.assert_close(got[sel], ref, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="batch_index"):
+        roi_crops(pages, torch.from_numpy(boxes), widths, height=16, out_width=48)

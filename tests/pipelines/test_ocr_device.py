@@ -99,3 +99,44 @@ def test_wide_and_tall_crops_go_through_the_predictor(recognizer):
     assert len(state.texts) == 3 and all(isinstance(t, str) for t, _ in state.texts)
     with pytest.raises(ValueError):
         ocr_predictor(det_predictor=InkDetector(), reco_predictor=lambda c: [], crops_on_device=True)
+
+
+def test_best_paths_equal_ctc_best_path():
+    from vision.ops.ctc import ctc_best_path
+    from vision.pipelines.device import best_paths
+
+    torch.manual_seed(0)
+    logits = torch.randn(40, 24, 12) * 3
+    logits[::2, :, 1:4] += 4  # few classes win: runs of repeats and blanks
+    logits[5, :, 0] += 50  # all blank: the confidence is the mean blank probability
+    lengths = np.random.default_rng(0).integers(1, 25, 40)
+    lengths[7] = 24
+    ids, conf = best_paths(logits, lengths)
+    ref = ctc_best_path(logits, lengths=torch.from_numpy(lengths))
+    assert [i.tolist() for i in ids] == [r.ids for r in ref] and len(ids[5]) == 0
+    assert conf.tolist() == [np.float32(r.confidence) for r in ref]
+
+
+@pytest.mark.parametrize("group_values", [1 << 26, 1])  # pages cut together, or each in its own group
+def test_device_batches_of_mixed_page_sizes_keep_the_order_and_pixels(monkeypatch, group_values):
+    monkeypatch.setattr("vision.pipelines.device._GROUP_VALUES", group_values)
+    images = [render_page()[0], render_page(angle=0.0)[0][:300], render_page()[0]]
+    states = []
+    for image in images:
+        det = InkDetector()([image])[0]
+        states.append(PageState(PageImage(image, "p", 0, image.shape[:2]), image,
+                                boxes=det.boxes, polygons=det.polygons))
+    todo = {i: np.arange(len(s.boxes))[::-1][:: i + 1] for i, s in enumerate(states)}  # uneven word picks
+    together = device_batches(states, todo, straight=True, device=torch.device("cpu"))
+    for bucket, (crops, keys, widths) in together.items():
+        assert [si for si, _ in keys] == sorted(si for si, _ in keys)
+        for si in range(3):  # the same crops as cutting each page alone
+            alone = device_batches([states[si]], {0: todo[si]}, straight=True, device=torch.device("cpu"))
+            rows = [j for j, (s, _) in enumerate(keys) if s == si]
+            if bucket not in alone:
+                assert not rows
+                continue
+            ref, ref_keys, ref_widths = alone[bucket]
+            assert [k for _, k in ref_keys] == [keys[j][1] for j in rows]
+            torch.testing.assert_close(crops[rows], ref, rtol=0, atol=0)
+            np.testing.assert_array_equal(widths[rows], ref_widths)

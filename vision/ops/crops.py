@@ -110,34 +110,51 @@ def _mask_columns(crops: Tensor, widths: Tensor, fill: float) -> Tensor:
 
 
 def roi_crops(
-    image: Tensor, boxes: Tensor, widths: Tensor, *, height: int, out_width: int, fill: float = 0.0
+    image: Tensor,
+    boxes: Tensor,
+    widths: Tensor,
+    *,
+    height: int,
+    out_width: int,
+    fill: float = 0.0,
+    batch_index: Tensor | None = None,
 ) -> Tensor:
-    """Cut and resize straight boxes of one page in a single ``roi_align`` call (antialiased).
+    """Cut and resize straight boxes of one page, or of a batch of same-size pages, in one ``roi_align`` call.
 
-    Each box is sampled into ``height x widths[i]`` pixels, so aspect ratios are kept; the batch is padded
-    to ``out_width`` with ``fill``. The box is extended to the right in the sampling grid so that one output
-    size serves every crop, and the extension is masked, never read as content.
+    Each box is sampled into ``height x widths[i]`` pixels (antialiased), so aspect ratios are kept; the
+    batch is padded to ``out_width`` with ``fill``. The box is extended to the right in the sampling grid so
+    that one output size serves every crop, and the extension is masked, never read as content. Each output
+    pixel is computed from its own page alone, so cutting many pages in one call gives the same crops as
+    one call per page.
 
     Args:
-        image: ``[C, H, W]`` float page.
+        image: ``[C, H, W]`` float page, or ``[B, C, H, W]`` pages.
         boxes: ``[N, 4]`` pixel ``x0, y0, x1, y1`` (same device as ``image``).
         widths: ``[N]`` int64 output widths (from :func:`crop_widths`), each ``<= out_width``.
         height: output height.
         out_width: padded output width (a Python int, so nothing is read back from the device).
         fill: value of the padding columns.
+        batch_index: ``[N]`` page of each box in a ``[B, C, H, W]`` batch (required then; ignored for one page).
 
     Returns:
         ``[N, C, height, out_width]`` tensor of ``image``'s dtype.
     """
+    pages = image[None] if image.dim() == 3 else image
     if boxes.numel() == 0:
-        return image.new_zeros((0, image.shape[0], height, out_width))
+        return image.new_zeros((0, pages.shape[1], height, out_width))
     boxes = boxes.to(image.dtype)
+    if image.dim() == 3:
+        index = torch.zeros_like(boxes[:, 0])
+    elif batch_index is None:
+        raise ValueError("roi_crops needs batch_index for a [B, C, H, W] batch of pages")
+    else:
+        index = batch_index.to(boxes)
     scale = out_width / widths.to(boxes.dtype)  # >= 1: the grid covers out_width at the crop's own scale
     x1 = boxes[:, 0] + (boxes[:, 2] - boxes[:, 0]) * scale
-    rois = torch.stack([torch.zeros_like(x1), boxes[:, 0], boxes[:, 1], x1, boxes[:, 3]], dim=1)  # [N, 5]
+    rois = torch.stack([index, boxes[:, 0], boxes[:, 1], x1, boxes[:, 3]], dim=1)  # [N, 5]
     # sampling_ratio=-1: ceil(bin size) samples per bin and axis, i.e. area averaging when shrinking
     crops = roi_align(
-        image[None], rois, output_size=(height, out_width), spatial_scale=1.0, sampling_ratio=-1, aligned=True
+        pages, rois, output_size=(height, out_width), spatial_scale=1.0, sampling_ratio=-1, aligned=True
     )
     return _mask_columns(crops, widths, fill)
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-__all__ = ["CTCPath", "ctc_best_path", "stitch_frames"]
+__all__ = ["CTCPath", "PackedPaths", "ctc_best_path", "ctc_best_path_packed", "stitch_frames", "stitch_spans"]
 
 
 class CTCPath(NamedTuple):
@@ -38,6 +38,51 @@ def ctc_best_path(logits: Tensor, *, blank: int = 0, lengths: Tensor | Sequence[
         run of frames that emitted it; the word confidence is the lowest character probability (a word is
         as trustworthy as its weakest character) or, for an empty result, the mean blank probability.
     """
+    ids, emit, char_p, blank_mean = _best_path_frames(logits, blank, lengths, log_probs)
+    emit_c, ids_c, char_c, blank_c = emit.cpu(), ids.cpu(), char_p.cpu(), blank_mean.cpu()
+    out = []
+    for i in range(len(ids_c)):
+        sel = emit_c[i]
+        seq = ids_c[i][sel].tolist()
+        cp = char_c[i][sel].tolist()
+        out.append(CTCPath(seq, cp, min(cp) if cp else float(blank_c[i])))
+    return out
+
+
+class PackedPaths(NamedTuple):
+    """Best paths of a batch as tensors (on the logits' device): emitted ids packed to the left, then ``blank``."""
+
+    ids: Tensor  # [N, T] int64: the emitted class ids of each sequence first, then ``blank`` up to T
+    lengths: Tensor  # [N] int64: emitted ids per sequence
+    confidence: Tensor  # [N] float32: as CTCPath.confidence
+
+
+def ctc_best_path_packed(logits: Tensor, *, blank: int = 0, lengths: Tensor | Sequence[int] | None = None,
+                         log_probs: bool = False) -> PackedPaths:
+    """:func:`ctc_best_path` without leaving the device: same ids and confidences (same arithmetic), as tensors.
+
+    No per-sequence Python and no host synchronisation: a GPU caller copies ``ids`` and ``confidence`` to the
+    host once per batch (asynchronously) and turns the id rows into strings in one vectorised step.
+
+    Args:
+        logits: ``[N, T, C]`` scores (batch first), any float dtype, any device.
+        blank: index of the blank class (also the filler of ``ids`` past ``lengths``).
+        lengths: valid frames per sequence (``[N]``); best on the logits' device (else one blocking copy).
+        log_probs: ``logits`` are already log-probabilities.
+    """
+    ids, emit, char_p, blank_mean = _best_path_frames(logits, blank, lengths, log_probs)
+    n, t = ids.shape
+    slot = torch.where(emit, torch.cumsum(emit, 1) - 1, t)  # [N, T] packed position, T = discarded
+    packed = torch.full((n, t + 1), blank, dtype=ids.dtype, device=ids.device).scatter_(1, slot, ids)[:, :t]
+    weakest = torch.where(emit, char_p, torch.inf).amin(1)  # [N] lowest emitted character probability
+    confidence = torch.where(emit.any(1), weakest, blank_mean)
+    return PackedPaths(packed, emit.sum(1), confidence)
+
+
+def _best_path_frames(logits: Tensor, blank: int, lengths: Tensor | Sequence[int] | None, log_probs: bool
+                      ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Per frame: argmax ids, emission mask, probability of the emitted character (``[N, T]`` each), and the
+    mean blank probability (``[N]``); shared by both decoders so that they agree exactly."""
     if logits.dim() != 3:
         raise ValueError(f"logits must be [N, T, C], got shape {tuple(logits.shape)}")
     n, t, _ = logits.shape
@@ -52,14 +97,7 @@ def ctc_best_path(logits: Tensor, *, blank: int = 0, lengths: Tensor | Sequence[
         1, run_id.clamp(min=0), torch.where(valid, best, torch.zeros_like(best)), reduce="amax")
     char_p = torch.gather(run_max, 1, run_id.clamp(min=0))  # [N, T]
     blank_mean = (probs[..., blank] * valid).sum(1) / valid.sum(1).clamp(min=1)  # [N]
-    emit_c, ids_c, char_c, blank_c = emit.cpu(), ids.cpu(), char_p.cpu(), blank_mean.cpu()
-    out = []
-    for i in range(n):
-        sel = emit_c[i]
-        seq = ids_c[i][sel].tolist()
-        cp = char_c[i][sel].tolist()
-        out.append(CTCPath(seq, cp, min(cp) if cp else float(blank_c[i])))
-    return out
+    return ids, emit, char_p, blank_mean
 
 
 def _lengths(lengths: Tensor | Sequence[int] | None, n: int, t: int, device: torch.device) -> Tensor:
@@ -82,12 +120,21 @@ def stitch_frames(chunks: Sequence[Tensor], starts: Sequence[int]) -> Tensor:
         ``[T, C]``: in each overlap, frames up to the overlap's middle come from the left chunk and the rest
         from the right one, so every frame is taken from the chunk where it has the most context.
     """
-    if len(chunks) != len(starts) or not chunks:
+    spans = stitch_spans([c.shape[0] for c in chunks], starts)
+    return torch.cat([chunk[a:b] for chunk, (a, b) in zip(chunks, spans)], 0)
+
+
+def stitch_spans(lengths: Sequence[int], starts: Sequence[int]) -> list[tuple[int, int]]:
+    """The frames :func:`stitch_frames` takes from each chunk: ``(first, end)`` in the chunk's own frames.
+
+    Args:
+        lengths: frames of each chunk, in order.
+        starts: the frame index where each chunk begins in the full sequence (increasing).
+    """
+    if len(lengths) != len(starts) or not lengths:
         raise ValueError("need as many starts as chunks, and at least one chunk")
-    ends = [s + c.shape[0] for s, c in zip(starts, chunks)]
+    ends = [s + n for s, n in zip(starts, lengths)]
     # Global frame where chunk i hands over to chunk i + 1: the middle of their overlap.
-    cuts = [(starts[i + 1] + ends[i]) // 2 for i in range(len(chunks) - 1)]
+    cuts = [(starts[i + 1] + ends[i]) // 2 for i in range(len(lengths) - 1)]
     bounds = [starts[0], *cuts, ends[-1]]
-    pieces = [chunk[bounds[i] - start:max(bounds[i + 1], bounds[i]) - start]
-              for i, (chunk, start) in enumerate(zip(chunks, starts))]
-    return torch.cat(pieces, 0)
+    return [(bounds[i] - start, max(bounds[i + 1], bounds[i]) - start) for i, start in enumerate(starts)]

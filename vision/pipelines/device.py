@@ -1,12 +1,14 @@
 """Crop and recognise on the recognizer's device: the ``crop`` + ``recognize`` stages for GPU pipelines.
 
 The host path cuts numpy crops and lets the recognition predictor resize, pad and decode them one by one.
-Here each page is uploaded once (uint8), every crop of the page is cut *and* resized to the recognizer's
-height in one kernel per width bucket (:func:`~vision.ops.crops.roi_crops` for boxes,
-:func:`~vision.ops.crops.warp_crops` for quads), padded with its own paper colour (per-crop median of
-its border, as :func:`vision.models.recognition.preprocess.pad_color` does on the host), and the logits of
-a whole batch are decoded at once. The only host-device syncs are one per recognition batch (the decoded
-ids); output widths come from host-side box coordinates.
+Here each page is uploaded once (uint8), and the crops of all same-size pages of a batch are cut *and*
+resized to the recognizer's height in one kernel per width bucket (:func:`~vision.ops.crops.roi_crops`
+with the page as batch index; quads by :func:`~vision.ops.crops.warp_crops`, one call per page), padded
+with their own paper colour (per-crop median of the border, as
+:func:`vision.models.recognition.preprocess.pad_color` does on the host) in one pass per bucket, and the
+logits of a whole batch are decoded at once (:func:`best_paths`). Host-device syncs: one copy per
+recognition batch (the decoded paths), plus one for the batches where the lexicon checks words; widths and
+frame counts come from host-side box coordinates.
 
 Crops the host path treats specially go through the predictor unchanged: crops wider than its
 ``max_width`` once resized (split into overlapping chunks there) and tall crops (read turned by 90 degrees
@@ -22,13 +24,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.models.recognition.preprocess import HEIGHT, STRIDE, bucket_width
+from vision.models.recognition.preprocess import BUCKET, HEIGHT, STRIDE
 from vision.models.recognition.vocab import decode
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
-from vision.ops.ctc import ctc_best_path
+from vision.ops.ctc import ctc_best_path_packed
 from vision.pipelines.base import PageState
 
-__all__ = ["DeviceRecognizeStage", "device_batches"]
+__all__ = ["DeviceRecognizeStage", "best_paths", "device_batches"]
 
 
 def _pixel_boxes(boxes: np.ndarray, h: int, w: int) -> np.ndarray:
@@ -50,47 +52,146 @@ def _paper_fill(crops: Tensor, widths: Tensor) -> Tensor:
     return torch.where(crops.isnan(), colour[:, :, None, None], crops).round_().clamp_(0, 255)
 
 
+_GROUP_VALUES = 1 << 26  # page values cut in one call: 256 MiB of float32 pages, 10 letter pages at 150 dpi
+
+
+def _page_groups(states: list[PageState], todo: dict[int, np.ndarray]) -> list[list[int]]:
+    """Indices of states with words to cut, grouped by image size, at most :data:`_GROUP_VALUES` per group."""
+    by_shape: dict[tuple[int, ...], list[list[int]]] = {}
+    for si, words in todo.items():
+        if len(words) == 0:
+            continue
+        shape = states[si].image.shape
+        groups = by_shape.setdefault(shape, [[]])
+        if groups[-1] and (len(groups[-1]) + 1) * int(np.prod(shape)) > _GROUP_VALUES:
+            groups.append([])
+        groups[-1].append(si)
+    return [g for groups in by_shape.values() for g in groups]
+
+
+def _upload(images: list[np.ndarray], device: torch.device) -> Tensor:
+    """Same-size ``uint8[H, W, 3]`` pages -> contiguous ``float[G, 3, H, W]`` on ``device``.
+
+    uint8 crosses the bus; the float batch is made contiguous once here, since ``roi_align`` would
+    otherwise copy a channels-last input to contiguous memory on every call (once per width bucket).
+    """
+    h, w, c = images[0].shape
+    pages = torch.empty((len(images), h, w, c), dtype=torch.uint8, device=device)
+    with warnings.catch_warnings():  # pages decoded by Pillow are read-only arrays; we only read them
+        warnings.simplefilter("ignore", UserWarning)
+        for j, image in enumerate(images):
+            pages[j].copy_(torch.from_numpy(image), non_blocking=True)
+    out = torch.empty((len(images), c, h, w), dtype=torch.float32, device=device)
+    return out.copy_(pages.permute(0, 3, 1, 2))
+
+
+def _geometry(s: PageState, words: np.ndarray, straight: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel boxes ``[n, 4]`` (or quads ``[n, 4, 2]``) of ``words`` on ``s.image`` and widths ``[n]`` at HEIGHT."""
+    h, w = s.image.shape[:2]
+    if straight:
+        px = _pixel_boxes(s.boxes[words], h, w)
+        sizes = np.stack([px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]], axis=1)
+    else:
+        px = s.polygons[words].astype(np.float64) * [w, h]
+        sizes = np.maximum(np.round(polygon_sizes(px)), 1)
+    return px, np.maximum(8, np.round(sizes[:, 1] * HEIGHT / sizes[:, 0])).astype(np.int64)
+
+
+def _warp(page: Tensor, quads: np.ndarray, widths: np.ndarray, bucket: int) -> Tensor:
+    """:func:`warp_crops` of pixel ``quads [n, 4, 2]`` of one ``page [3, H, W]``, NaN-padded to ``bucket``."""
+    geometry = torch.from_numpy(quads).to(page.device, non_blocking=True)
+    wt = torch.from_numpy(widths).to(page.device, non_blocking=True)
+    return warp_crops(page, geometry, wt, height=HEIGHT, out_width=bucket, fill=float("nan"))
+
+
+def _cut_group(
+    states: list[PageState], group: list[int], todo: dict[int, np.ndarray], straight: bool, device: torch.device
+) -> dict[int, tuple[Tensor, np.ndarray, np.ndarray, np.ndarray]]:
+    """Crops of the pages ``group`` (same size): ``{bucket: (crops, state indices, word indices, widths)}``.
+
+    Straight boxes of every page of the group are cut by one ``roi_align`` call per bucket (the page is the
+    box's batch index); quads by one ``grid_sample`` call per page and bucket.
+    """
+    pages = _upload([states[si].image for si in group], device)  # [G, 3, H, W]
+    parts = [(j, si, *_geometry(states[si], todo[si], straight)) for j, si in enumerate(group)]
+    page = np.concatenate([np.full(len(widths), j) for j, _, _, widths in parts])
+    state = np.asarray(group)[page]
+    words = np.concatenate([todo[si] for si in group]).astype(np.int64)
+    widths = np.concatenate([p[3] for p in parts])
+    px = np.concatenate([p[2] for p in parts])
+    buckets = np.maximum(BUCKET, -(-widths // BUCKET) * BUCKET)  # bucket_width() of every crop
+    out = {}
+    for bucket in np.unique(buckets):
+        sel = np.nonzero(buckets == bucket)[0]
+        wt = torch.from_numpy(widths[sel]).to(device, non_blocking=True)
+        if straight:
+            geometry = torch.from_numpy(px[sel]).to(device, non_blocking=True)
+            index = torch.from_numpy(page[sel]).to(device, non_blocking=True)
+            crops = roi_crops(
+                pages, geometry, wt, height=HEIGHT, out_width=int(bucket), fill=float("nan"), batch_index=index
+            )
+        else:  # sel is page-major: one warp per page keeps the order
+            crops = torch.cat([_warp(pages[j], px[sel[page[sel] == j]], widths[sel[page[sel] == j]], int(bucket))
+                               for j in np.unique(page[sel])])
+        out[int(bucket)] = (_paper_fill(crops, wt), state[sel], words[sel], widths[sel])
+    return out
+
+
 def device_batches(
     states: list[PageState], todo: dict[int, np.ndarray], *, straight: bool, device: torch.device
 ) -> dict[int, tuple[Tensor, list[tuple[int, int]], np.ndarray]]:
     """Cut the crops of ``todo`` (state index -> word indices) on ``device``, grouped by bucket width.
 
+    Pages of one size are uploaded and cut together (:func:`_cut_group`); within a bucket, crops keep the
+    order of ``todo`` and of its word indices, so recognition batches do not depend on the grouping.
+
     Returns:
         ``{bucket width: (uint8-valued float crops [N, 3, HEIGHT, width], [(state, word)], widths [N])}``.
     """
-    groups: dict[int, list[tuple[Tensor, list[tuple[int, int]], np.ndarray]]] = {}
-    for si, words in todo.items():
-        if len(words) == 0:
-            continue
-        s = states[si]
-        h, w = s.image.shape[:2]
-        with warnings.catch_warnings():  # pages decoded by Pillow are read-only arrays; we only read them
-            warnings.simplefilter("ignore", UserWarning)
-            page = torch.from_numpy(s.image).to(device, non_blocking=True).permute(2, 0, 1).float()
-        if straight:
-            px = _pixel_boxes(s.boxes[words], h, w)
-            sizes = np.stack([px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]], axis=1)
-        else:
-            px = s.polygons[words].astype(np.float64) * [w, h]
-            sizes = np.maximum(np.round(polygon_sizes(px)), 1)
-        widths = np.maximum(8, np.round(sizes[:, 1] * HEIGHT / sizes[:, 0])).astype(np.int64)
-        buckets = np.array([bucket_width(int(x)) for x in widths])
-        for bucket in np.unique(buckets):
-            sel = buckets == bucket
-            geometry = torch.from_numpy(px[sel]).to(device, non_blocking=True)
-            wt = torch.from_numpy(widths[sel]).to(device, non_blocking=True)
-            cut = roi_crops if straight else warp_crops
-            crops = cut(page, geometry, wt, height=HEIGHT, out_width=int(bucket), fill=float("nan"))
-            keys = [(si, int(k)) for k in np.asarray(words)[sel]]
-            groups.setdefault(int(bucket), []).append((_paper_fill(crops, wt), keys, widths[sel]))
-    return {
-        b: (
-            torch.cat([g[0] for g in parts]),
-            [k for g in parts for k in g[1]],
-            np.concatenate([g[2] for g in parts]),
-        )
-        for b, parts in groups.items()
-    }
+    rank = {si: r for r, si in enumerate(todo)}
+    groups: dict[int, list[tuple[Tensor, np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for group in _page_groups(states, todo):
+        for bucket, part in _cut_group(states, group, todo, straight, device).items():
+            groups.setdefault(bucket, []).append(part)
+    out = {}
+    for bucket, parts in sorted(groups.items()):
+        crops = torch.cat([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        state, words, widths = (np.concatenate([p[k] for p in parts]) for k in (1, 2, 3))
+        order = np.argsort(np.array([rank[si] for si in state.tolist()]), kind="stable")
+        if (order != np.arange(len(order))).any():  # pages of several sizes interleaved in todo
+            crops = crops[torch.from_numpy(order).to(crops.device)]
+            state, words, widths = state[order], words[order], widths[order]
+        out[bucket] = (crops, list(zip(state.tolist(), words.tolist())), widths)
+    return out
+
+
+def _to_host(*tensors: Tensor) -> list[np.ndarray]:
+    """Numpy copies of ``tensors``; from a GPU, all copied into pinned memory with one wait for the lot."""
+    if not tensors or tensors[0].device.type != "cuda":
+        return [t.cpu().numpy() for t in tensors]
+    host = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]
+    for h, t in zip(host, tensors):
+        h.copy_(t, non_blocking=True)
+    torch.cuda.current_stream(tensors[0].device).synchronize()
+    return [h.numpy() for h in host]
+
+
+def best_paths(logits: Tensor, lengths: np.ndarray, *, blank: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
+    """Greedy CTC decoding of a batch with one wait for the device: the ids and confidences of
+    :func:`~vision.ops.ctc.ctc_best_path`, decoded on the device by
+    :func:`~vision.ops.ctc.ctc_best_path_packed` and copied to the host together.
+
+    Args:
+        logits: ``[N, T, C]`` scores on any device.
+        lengths: ``int[N]`` valid frames per sequence (host array).
+
+    Returns:
+        Class ids of each sequence (``int64[k_i]`` arrays) and ``float32[N]`` confidences.
+    """
+    frames = torch.from_numpy(np.asarray(lengths, dtype=np.int64)).to(logits.device, non_blocking=True)
+    packed = ctc_best_path_packed(logits, blank=blank, lengths=frames)
+    ids, counts, confidence = _to_host(packed.ids, packed.lengths, packed.confidence)
+    return [row[:k] for row, k in zip(ids, counts.tolist())], confidence
 
 
 class DeviceRecognizeStage:
@@ -136,16 +237,27 @@ class DeviceRecognizeStage:
                     x = torch.cat([x, x[-1:].expand(p.batch_size - n, -1, -1, -1)])
                 dtype = p.dtype if p.dtype.is_floating_point else torch.float32
                 logits = torch.as_tensor(p.model(x.to(dtype) / 255))[:n]
-                lengths = torch.from_numpy(-(-widths[start : start + n] // STRIDE)).to(logits.device)
-                lexicon = getattr(p, "lexicon", None)
-                paths = ctc_best_path(logits, lengths=lengths)
-                for j, ((si, k), path) in enumerate(zip(keys[start : start + n], paths)):
-                    text = decode(path.ids)
-                    if lexicon is not None and lexicon.needs_check(text):  # as RecognitionPredictor does
-                        text = lexicon.correct(text, logits[j, : int(lengths[j])].float().log_softmax(-1))
-                    states[si].texts[k] = (text, float(path.confidence))
+                frames = -(-widths[start : start + n] // STRIDE)
+                texts, confidences = self._texts(logits, frames)
+                for (si, k), text, conf in zip(keys[start : start + n], texts, confidences):
+                    states[si].texts[k] = (text, float(conf))
         self._read_special(states, special)
         return states
+
+    def _texts(self, logits: Tensor, frames: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Texts and confidences of a batch of logits ``[n, T, C]`` with ``frames[n]`` valid frames, the
+        predictor's lexicon applied as ``RecognitionPredictor`` does. One copy to the host for the paths and
+        one for the log-probabilities of the words the lexicon checks."""
+        seqs, confidences = best_paths(logits, frames)
+        texts = [decode(ids.tolist()) for ids in seqs]
+        lexicon = getattr(self.predictor, "lexicon", None)
+        check = [j for j, text in enumerate(texts) if lexicon is not None and lexicon.needs_check(text)]
+        if check:
+            rows = torch.as_tensor(check, device=logits.device)
+            (log_probs,) = _to_host(logits[rows].float().log_softmax(-1))  # [len(check), T, C]
+            for r, j in enumerate(check):
+                texts[j] = lexicon.correct(texts[j], torch.from_numpy(log_probs[r, : int(frames[j])]))
+        return texts, confidences
 
     def _read_special(self, states: list[PageState], special: dict[int, np.ndarray]) -> None:
         crops, keys = [], []

@@ -99,6 +99,12 @@ def split_spaced(text: str, quad: np.ndarray) -> list[tuple[str, np.ndarray]]:
     return out
 
 
+def _clip_boxes(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``[N, 4]`` boxes of corners ``lo, hi [N, 2]`` clamped to the page and ordered (``clip_box`` of each)."""
+    lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+    return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=1)
+
+
 class LayoutStage:
     """Build words (geometry in the output frame), arrange them into blocks and lines, and make ``Page``s."""
 
@@ -141,11 +147,12 @@ class LayoutStage:
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
         quads = self._to_output(s, quads)
         exact_box = self.straight and (self.straighten_pages or (s.orientation == 0 and s.deskew is None))
-        s.words = []
-        for (text, conf, _), quad in zip(parts, quads):
-            box = clip_box(np.r_[quad.min(axis=0), quad.max(axis=0)])
-            polygon = None if exact_box else tuple((float(x), float(y)) for x, y in np.clip(quad, 0, 1))
-            s.words.append(Word(text, conf, box, polygon))  # type: ignore[arg-type]
+        boxes = _clip_boxes(quads.min(axis=1), quads.max(axis=1)).tolist()
+        polygons = [None] * len(parts) if exact_box else np.clip(quads, 0, 1).tolist()
+        s.words = [
+            Word(text, conf, tuple(box), None if poly is None else tuple(map(tuple, poly)))  # type: ignore[arg-type]
+            for (text, conf, _), box, poly in zip(parts, boxes, polygons)
+        ]
 
     def page(self, s: PageState) -> Page:
         """The finished page of one state."""

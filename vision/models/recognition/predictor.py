@@ -7,14 +7,23 @@ also excluded from decoding). Crops wider than ``max_width`` are split into over
 per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get
 squeezed. Tall crops (vertical text) are also read rotated by 90 degrees both ways and the most
 confident reading wins.
+
+Per crop, the host only resizes (``cv2`` in a thread pool, into the batch's uint8 staging array, pinned on
+CUDA). A batch goes to the device in one copy, is padded, normalised, run and CTC-decoded there, and comes
+back as one array of ids and one of confidences, made strings in one vectorised step (:mod:`.batching`).
+Batches are pipelined: the pool stages the next ones while the device runs one, and batch ``k`` is read only
+once batch ``k + 1`` is queued. The same code runs on every device, with the results of ``batch_crops`` +
+``ctc_best_path`` (the tests check it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,30 +33,35 @@ import torch
 from torch import nn
 
 from vision.models._registry import default_model, get_model
+from vision.models.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
 from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.preprocess import (
     BUCKET,
+    HEIGHT,
     STRIDE,
     as_rgb_array,
-    batch_crops,
-    bucket_width,
+    pad_batch,
     resize_to_height,
+    resized_widths,
 )
-from vision.models.recognition.vocab import VOCAB
-from vision.ops.ctc import CTCPath, ctc_best_path, stitch_frames
+from vision.ops.ctc import PackedPaths, ctc_best_path_packed
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
-_CHARS = np.array(["", *VOCAB], dtype=object)  # class id -> character (0 = blank -> "")
+_FILL_CHUNK = 128  # crops per pool job: a 1,024-crop batch is staged by 8 threads at once
+_AHEAD = 3  # batches staged ahead of the one on the device (pinned staging memory: ~3 x 19 MB at most)
 
 
 @dataclass
-class _Piece:
-    """One model input: a (chunk of a) resized crop, the crop it belongs to and its start frame."""
+class _Batch:
+    """A batch launched on the device; ``ids``/``confidence`` are host copies, complete once ``done`` is."""
 
-    image: np.ndarray
-    owner: int
-    start: int
+    pieces: np.ndarray  # [n] piece indices (into the Plan)
+    frames: np.ndarray  # [n] valid frames of each piece
+    logits: torch.Tensor  # [n, T, C] float32 on the model's device
+    ids: torch.Tensor  # [n, T] int16, host
+    confidence: torch.Tensor  # [n] float32, host
+    done: Any  # a torch.cuda.Event, or None where the copies are synchronous
 
 
 class RecognitionPredictor:
@@ -64,15 +78,20 @@ class RecognitionPredictor:
         self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
         self.workers = workers or min(8, os.cpu_count() or 1)
         self.lexicon = lexicon
+        self._pool: ThreadPoolExecutor | None = None
+        self._cuda = device.type == "cuda"
+        self._spare: dict[tuple[int, ...], list[torch.Tensor]] = {}  # CPU staging buffers to reuse, by shape
+        self._side: torch.cuda.Stream | None = None  # for lexicon look-ups while the device works on
 
     # -- public ------------------------------------------------------------------------------------------
     def __call__(self, crops: Sequence[Any]) -> list[tuple[str, float]]:
         if isinstance(crops, (np.ndarray, torch.Tensor)) and crops.ndim == 3:
             raise ValueError("pass a list of crops (a single HxWxC array is ambiguous)")
         arrays = [as_rgb_array(c, i) for i, c in enumerate(crops)]
-        results = self._read(arrays)
+        sizes = np.array([a.shape[:2] for a in arrays], np.int64).reshape(-1, 2)  # [N, (h, w)]
+        results = self._read(arrays, sizes)
         if self.rotate_tall:
-            tall = [i for i, a in enumerate(arrays) if a.shape[0] > 1.5 * a.shape[1] and a.shape[0] >= 24]
+            tall = np.flatnonzero((sizes[:, 0] > 1.5 * sizes[:, 1]) & (sizes[:, 0] >= 24)).tolist()
             if tall:
                 for k in (1, 3):  # 90 degrees counter-clockwise, then clockwise
                     rotated = self._read([np.ascontiguousarray(np.rot90(arrays[i], k)) for i in tall])
@@ -83,80 +102,146 @@ class RecognitionPredictor:
         return results
 
     # -- steps ---------------------------------------------------------------------------------------------
-    def _read(self, arrays: list[np.ndarray]) -> list[tuple[str, float]]:
+    @torch.inference_mode()
+    def _read(self, arrays: list[np.ndarray], sizes: np.ndarray | None = None) -> list[tuple[str, float]]:
         if not arrays:
             return []
-        if len(arrays) >= 256 and self.workers > 1:  # cv2 releases the GIL: resize in threads
-            with ThreadPoolExecutor(self.workers) as pool:
-                resized = list(pool.map(resize_to_height, arrays, chunksize=64))
-        else:
-            resized = [resize_to_height(a) for a in arrays]
-        pieces = self._split(resized)
-        split = {p.owner for p in pieces if p.start > 0}
-        paths, frames, fixed = self._run(pieces, keep={i for i, p in enumerate(pieces) if p.owner in split})
-        out: list[tuple[str, float]] = [("", 0.0)] * len(arrays)
-        per_crop: dict[int, list[tuple[int, torch.Tensor]]] = {}
-        for i, piece in enumerate(pieces):
-            if piece.owner in split:
-                per_crop.setdefault(piece.owner, []).append((piece.start, frames[i]))
-            else:
-                text, conf = _text(paths[i])
-                out[piece.owner] = (fixed.get(i, text), conf)
-        for owner, parts in per_crop.items():
-            seq = stitch_frames([f for _, f in parts], [s for s, _ in parts])
-            out[owner] = _text(ctc_best_path(seq[None])[0])
-        return out
+        if sizes is None:
+            sizes = np.array([a.shape[:2] for a in arrays], np.int64)
+        plan = plan_batches(resized_widths(sizes), max_width=self.max_width, overlap=self.overlap,
+                            bucket=self.bucket, batch_size=self.batch_size)
+        wide = {o: self._submit(resize_to_height, arrays[o]) for o in np.unique(plan.owner[plan.split]).tolist()}
+        texts = np.full(len(arrays), "", dtype=object)
+        confs = np.zeros(len(arrays))
+        split_rows: list[tuple[torch.Tensor, np.ndarray]] = []  # (batch logits, rows of chunks of split crops)
+        split_pieces: list[np.ndarray] = []
+        for batch in self._batches(arrays, plan, wide):
+            if batch.done is not None:
+                batch.done.synchronize()
+            read = np.array(ids_to_strings(batch.ids.numpy()), dtype=object)
+            whole = ~plan.split[batch.pieces]
+            if self.lexicon is not None:
+                self._correct(read, batch, whole)
+            texts[plan.owner[batch.pieces[whole]]] = read[whole]
+            confs[plan.owner[batch.pieces[whole]]] = batch.confidence.numpy()[whole]
+            if not whole.all():
+                split_rows.append((batch.logits, np.flatnonzero(~whole)))
+                split_pieces.append(batch.pieces[~whole])
+        if split_rows:
+            self._read_split(plan, split_rows, np.concatenate(split_pieces), texts, confs)
+        return list(zip(texts.tolist(), confs.tolist()))
 
-    def _split(self, resized: list[np.ndarray]) -> list[_Piece]:
-        pieces = []
-        step = self.max_width - self.overlap
-        for owner, img in enumerate(resized):
-            w = img.shape[1]
-            if w <= self.max_width:
-                pieces.append(_Piece(img, owner, 0))
-                continue
-            starts = list(range(0, w - self.max_width, step)) + [w - self.max_width]
-            starts[-1] = -(-starts[-1] // STRIDE) * STRIDE if starts[-1] % STRIDE else starts[-1]
-            for s in starts:
-                pieces.append(_Piece(img[:, s:s + self.max_width], owner, s // STRIDE))
-        return pieces
+    def _read_split(self, plan: Plan, rows: list[tuple[torch.Tensor, np.ndarray]], pieces: np.ndarray,
+                    texts: np.ndarray, confs: np.ndarray) -> None:
+        """Stitch the chunks of every split crop (``pieces``: the chunks at ``rows`` of batch logits) with one
+        gather, decode them as one batch and write their readings into ``texts``/``confs``."""
+        owners, flat, lengths = stitch_index(plan, pieces, rows[0][0].shape[1])
+        paths = self._decode_stitched(rows, flat, lengths)
+        texts[owners] = np.array(ids_to_strings(paths.ids.cpu().numpy()), dtype=object)
+        confs[owners] = paths.confidence.cpu().numpy()
 
-    @torch.inference_mode()
-    def _run(self, pieces: list[_Piece], keep: set[int]
-             ) -> tuple[list[CTCPath | None], dict[int, torch.Tensor], dict[int, str]]:
-        """Run the model bucket by bucket; decode each piece, keep the frames ``[T, C]`` of ``keep``, and
-        return the lexicon's corrections of whole crops (piece index -> text) when a lexicon is set."""
-        buckets: dict[int, list[int]] = {}
-        for i, p in enumerate(pieces):
-            buckets.setdefault(min(bucket_width(p.image.shape[1], self.bucket), self.max_width), []).append(i)
-        paths: list[CTCPath | None] = [None] * len(pieces)
-        frames: dict[int, torch.Tensor] = {}
-        fixed: dict[int, str] = {}
-        for width, idx in sorted(buckets.items()):
-            for b in range(0, len(idx), self.batch_size):
-                chunk = idx[b:b + self.batch_size]
-                images = [pieces[i].image for i in chunk]
-                if self.pad_batches and len(images) < self.batch_size:  # one static shape for compiled models
-                    images += [images[-1]] * (self.batch_size - len(images))
-                x = batch_crops(images, width).to(self.device, non_blocking=True)
-                logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
-                logits = torch.as_tensor(logits)[:len(chunk)].float()
-                valid = [-(-pieces[i].image.shape[1] // STRIDE) for i in chunk]  # frames before the padding
-                for i, path in zip(chunk, ctc_best_path(logits, lengths=valid)):
-                    paths[i] = path
-                for j, i in enumerate(chunk):
-                    if i in keep:
-                        frames[i] = logits[j, :valid[j]].cpu()
-                    elif self.lexicon is not None and self.lexicon.needs_check(text := _text(paths[i])[0]):
-                        fixed[i] = self.lexicon.correct(text, logits[j, :valid[j]].log_softmax(-1))
-        return paths, frames, fixed
+    def _batches(self, arrays: list[np.ndarray], plan: Plan, wide: dict[int, Future]) -> Iterator[_Batch]:
+        """Stage batches ahead in the pool, launch each on the device, and yield batch ``k`` once batch
+        ``k + 1`` is queued behind it (so the device keeps working while the caller reads ``k``)."""
+        staged: deque[tuple[np.ndarray, torch.Tensor, list[Future]]] = deque()
+        queued, previous = 0, None
+        for _ in plan.batches:
+            while queued < len(plan.batches) and len(staged) < _AHEAD:
+                staged.append(self._stage(arrays, plan, wide, plan.batches[queued]))
+                queued += 1
+            pieces, buffer, jobs = staged.popleft()
+            for job in jobs:
+                job.result()
+            current = self._launch(buffer, pieces, plan)
+            if previous is not None:
+                yield previous
+            previous = current
+        if previous is not None:
+            yield previous
 
+    def _submit(self, fn: Any, *args: Any) -> Future:
+        """``fn(*args)`` in the pool (started on first use), or at once when ``workers`` is 1."""
+        if self.workers > 1:
+            self._pool = self._pool or ThreadPoolExecutor(self.workers, thread_name_prefix="recognition")
+            return self._pool.submit(fn, *args)
+        done: Future = Future()
+        done.set_result(fn(*args))
+        return done
 
-def _text(path: CTCPath | None) -> tuple[str, float]:
-    if path is None:
-        return "", 0.0
-    return "".join(_CHARS[path.ids]) if path.ids else "", float(path.confidence)
+    def _stage(self, arrays: list[np.ndarray], plan: Plan, wide: dict[int, Future],
+               batch: tuple[int, np.ndarray]) -> tuple[np.ndarray, torch.Tensor, list[Future]]:
+        """Allocate a batch's ``[n, 32, W, 3]`` uint8 staging tensor (pinned on CUDA: torch's caching host
+        allocator reuses it once its copy is done) and fill it in pool jobs of ``_FILL_CHUNK`` crops."""
+        width, pieces = batch
+        shape = (len(pieces), HEIGHT, width, 3)
+        spare = self._spare.get(shape)
+        buffer = spare.pop() if spare else torch.empty(shape, dtype=torch.uint8, pin_memory=self._cuda)
+        out = buffer.numpy()
+        return pieces, buffer, [
+            self._submit(fill_batch, out[a:a + _FILL_CHUNK], arrays, plan, pieces[a:a + _FILL_CHUNK], wide)
+            for a in range(0, len(pieces), _FILL_CHUNK)]
 
+    def _launch(self, buffer: torch.Tensor, pieces: np.ndarray, plan: Plan) -> _Batch:
+        """Queue copy, padding, model and decoding of one staged batch on the device (no host sync on CUDA)."""
+        frames = -(-plan.width[pieces] // STRIDE)  # frames before the padding
+        logits, ids, confidence = self._forward(buffer, plan.width[pieces], frames)
+        if self.device.type == "cpu":  # done with it (CPU ops are synchronous): reuse it, saving page faults
+            self._spare.setdefault(tuple(buffer.shape), []).append(buffer)
+        done = None
+        if logits.device.type == "cuda":
+            done = torch.cuda.Event()
+            done.record(torch.cuda.current_stream(logits.device))
+        return _Batch(pieces, frames, logits, ids, confidence, done)
+
+    # The three methods below hold all the device work (benchmarks/recognition.py --host-profile times them).
+    def _forward(self, buffer: torch.Tensor, widths: np.ndarray, frames: np.ndarray
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Pad, normalise, run and decode a staged ``[n, 32, W, 3]`` uint8 batch. Returns the logits ``[n, T, C]``
+        (float32, on the model's device) and host copies (asynchronous on CUDA) of the packed ids ``[n, T]``
+        (int16) and confidences ``[n]``."""
+        n = len(widths)
+        x = pad_batch(buffer.to(self.device, non_blocking=True), self._to_device(widths, self.device))
+        if self.pad_batches and n < self.batch_size:  # one static shape for compiled models
+            x = torch.cat([x, x[-1:].expand(self.batch_size - n, -1, -1, -1)])
+        logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
+        logits = torch.as_tensor(logits)[:n].float()
+        paths = ctc_best_path_packed(logits, lengths=self._to_device(frames, logits.device))
+        return (logits, paths.ids.to(torch.int16).to("cpu", non_blocking=True),
+                paths.confidence.to("cpu", non_blocking=True))
+
+    def _decode_stitched(self, rows: list[tuple[torch.Tensor, np.ndarray]], flat: np.ndarray,
+                         lengths: np.ndarray) -> PackedPaths:
+        """Best paths of the sequences made of frames ``flat`` (``[M, L]`` indices into the chosen ``rows`` of
+        batch logits, stacked to ``[S, T, C]`` and flattened to ``[S * T, C]``), ``lengths`` (``[M]``) long."""
+        device = rows[0][0].device
+        chunks = torch.cat([logits.index_select(0, self._to_device(r, device)) for logits, r in rows])
+        seqs = chunks.flatten(0, 1)[self._to_device(flat, device)]  # [M, L, C]
+        return ctc_best_path_packed(seqs, lengths=self._to_device(lengths, device))
+
+    def _log_probs(self, logits: torch.Tensor, rows: list[int]) -> torch.Tensor:
+        """Host ``[k, T, C]`` log-softmax frames of a few ``rows`` of a finished batch's ``logits`` (on a side
+        stream on CUDA: the batches queued behind it are not waited for)."""
+        side = contextlib.nullcontext()
+        if logits.device.type == "cuda":
+            self._side = self._side or torch.cuda.Stream(logits.device)
+            side = torch.cuda.stream(self._side)
+        with side:
+            return logits[rows].log_softmax(-1).cpu()
+
+    def _to_device(self, array: np.ndarray, device: torch.device) -> torch.Tensor:
+        """A small host array as a tensor on ``device`` without a blocking copy (through pinned memory)."""
+        t = torch.from_numpy(np.ascontiguousarray(array))
+        return t.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else t.to(device)
+
+    def _correct(self, read: np.ndarray, batch: _Batch, whole: np.ndarray) -> None:
+        """Lexicon corrections, in place, of the whole-crop readings of a batch that need one (only their
+        frames are fetched)."""
+        assert self.lexicon is not None
+        need = [j for j in np.flatnonzero(whole).tolist() if self.lexicon.needs_check(read[j])]
+        if need:
+            log_probs = self._log_probs(batch.logits, need)
+            for k, j in enumerate(need):
+                read[j] = self.lexicon.correct(read[j], log_probs[k, :batch.frames[j]])
 
 def _pick_device(device: str | torch.device | None) -> torch.device:
     if device is None:

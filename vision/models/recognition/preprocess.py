@@ -25,8 +25,10 @@ __all__ = [
     "as_rgb_array",
     "batch_crops",
     "bucket_width",
+    "pad_batch",
     "pad_color",
     "resize_to_height",
+    "resized_widths",
 ]
 
 HEIGHT = 32
@@ -41,6 +43,9 @@ class InvalidCrop(VisionError):
 def as_rgb_array(crop: Any, index: int = 0) -> np.ndarray:
     """Convert a numpy ``HxW``/``HxWx{1,3,4}`` uint8 array, a ``[3, H, W]``/``[H, W, 3]`` tensor or a PIL image to
     ``HxWx3`` uint8 RGB. Float arrays/tensors are taken as [0, 1]."""
+    if type(crop) is np.ndarray and crop.dtype == np.uint8 and crop.ndim == 3 and crop.shape[2] == 3 \
+            and crop.shape[0] and crop.shape[1] and crop.flags.c_contiguous:
+        return crop  # the common case, returned as is (what the general path below returns for it)
     if isinstance(crop, Image.Image):
         return np.asarray(crop.convert("RGB"))
     if isinstance(crop, torch.Tensor):
@@ -66,12 +71,28 @@ def as_rgb_array(crop: Any, index: int = 0) -> np.ndarray:
     return np.ascontiguousarray(arr[..., :3])
 
 
-def resize_to_height(img: np.ndarray, height: int = HEIGHT, min_width: int = 8) -> np.ndarray:
-    """Resize ``HxWx3`` uint8 to ``height`` rows keeping the aspect ratio (width >= ``min_width``)."""
+def resize_to_height(img: np.ndarray, height: int = HEIGHT, min_width: int = 8, *,
+                     out: np.ndarray | None = None) -> np.ndarray:
+    """Resize ``HxWx3`` uint8 to ``height`` rows keeping the aspect ratio (width >= ``min_width``).
+
+    ``out``: a ``height x new_width x 3`` uint8 array (a view into a batch) to write into instead of a new one.
+    """
     h, w = img.shape[:2]
     new_w = max(min_width, round(w * height / h))
     interp = cv2.INTER_AREA if h > height else cv2.INTER_LINEAR
-    return cv2.resize(img, (new_w, height), interpolation=interp)
+    if out is None:
+        return cv2.resize(img, (new_w, height), interpolation=interp)
+    if out.shape != (height, new_w, 3) or out.dtype != np.uint8:
+        raise ValueError(f"out must be uint8 of shape {(height, new_w, 3)}, got {out.dtype} {out.shape}")
+    cv2.resize(img, (new_w, height), dst=out, interpolation=interp)  # in place: row-strided views are kept
+    return out
+
+
+def resized_widths(sizes: np.ndarray, height: int = HEIGHT, min_width: int = 8) -> np.ndarray:
+    """The widths :func:`resize_to_height` gives crops of ``sizes`` (``[N, 2]`` rows of ``(h, w)``), vectorised
+    (``np.round`` rounds half to even, as Python's ``round`` does)."""
+    sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+    return np.maximum(min_width, np.round(sizes[:, 1] * height / sizes[:, 0])).astype(np.int64)
 
 
 def bucket_width(width: int, bucket: int = BUCKET) -> int:
@@ -94,3 +115,33 @@ def batch_crops(crops: Sequence[np.ndarray], width: int) -> torch.Tensor:
         out[i, :, :w] = c
         out[i, :, w:] = pad_color(c)
     return torch.from_numpy(out).permute(0, 3, 1, 2)
+
+
+def pad_batch(x: torch.Tensor, widths: torch.Tensor) -> torch.Tensor:
+    """:func:`batch_crops`'s padding, on ``x``'s device: the same bytes, without per-crop host work.
+
+    Args:
+        x: ``[N, H, W, 3]`` uint8, crop ``i`` in columns ``< widths[i]``, anything after them.
+        widths: ``[N]`` integer widths (``1 <= widths[i] <= W``) on ``x``'s device.
+
+    Returns:
+        ``[N, 3, H, W]`` uint8 (a channels-last view), columns past ``widths[i]`` set to :func:`pad_color` of crop
+        ``i``: the median of its border pixels (mean of the two middle ones, truncated), per channel.
+    """
+    n, h, w, _ = x.shape
+    widths = widths.long()
+    inside = (torch.arange(w, device=x.device)[None, :] < widths[:, None])[:, None, :, None]  # [N, 1, W, 1]
+    right = x[torch.arange(n, device=x.device), :, widths - 1]  # [N, H, 3] last column of each crop
+    # Top and bottom rows past the crop count as 255, the largest value: ranks below the crop's own border
+    # size K then fall on the crop's own pixels. A per-channel histogram gives the ranks (a sort is 2x slower
+    # on our 2-core CPU, where this runs too). No host data is created here: nothing waits for the device.
+    rows = torch.where(inside, torch.stack((x[:, 0], x[:, -1]), 1), 255).flatten(1, 2)  # [N, 2W, 3]
+    channel = torch.arange(0, 768, 256, device=x.device)  # [3] each channel's 256 histogram bins
+    edge = torch.cat([rows, x[:, :, 0], right], 1).long() + channel  # [N, 2W + 2H, 3] bin of each value
+    ones = torch.ones((), device=x.device).expand(n, edge[0].numel())
+    cum = torch.zeros(n, 768, device=x.device).scatter_add_(1, edge.flatten(1), ones).view(n, 3, 256).cumsum(2)
+    k = (2 * widths + 2 * h).float()[:, None, None].expand(n, 3, 1)  # border pixels per crop (corners twice)
+    lo = torch.searchsorted(cum, (k - 1).div(2, rounding_mode="floor"), right=True)  # [N, 3, 1] value at rank
+    hi = torch.searchsorted(cum, k.div(2, rounding_mode="floor"), right=True)
+    color = ((lo + hi) // 2).to(torch.uint8).transpose(1, 2)[:, None]  # [N, 1, 1, 3] the median
+    return (x * inside + color * ~inside).permute(0, 3, 1, 2)  # multiply-add: 2.5x faster than where on CPU
