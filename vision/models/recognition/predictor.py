@@ -243,6 +243,7 @@ class RecognitionPredictor:
             for k, j in enumerate(need):
                 read[j] = self.lexicon.correct(read[j], log_probs[k, :batch.frames[j]])
 
+
 def _pick_device(device: str | torch.device | None) -> torch.device:
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
