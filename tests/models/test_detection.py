@@ -144,3 +144,28 @@ def test_detection_predictor_factory_random_weights():
     assert pred.device.type == "cpu" and not pred.straight and pred.shapes == INPUT_SHAPES
     with pytest.raises(ValueError):
         detection_predictor("not_a_model", weights=None)
+
+
+def test_device_resize_reads_pages_as_the_host_resize_does(small_predictor):
+    """``resize="device"`` (the CUDA default) fits pages with OpenCV's weights: same canvases within one grey
+    level, so the same words come out (run here on the CPU device; the shipped weights, a rendered page)."""
+    from pathlib import Path
+
+    from PIL import Image
+
+    import vision.assets
+
+    page = np.asarray(Image.open(Path(vision.assets.__file__).with_name("sample_page.png")).convert("RGB"))
+    host = detection_predictor(device="cpu", onnx=False, resize="host")
+    device = detection_predictor(device="cpu", onnx=False, resize="device")
+    small = np.ascontiguousarray(page[::3, ::3])  # enlarged, not shrunk, to fit the canvas
+    for image in (page, small):
+        shape = pick_shape(*image.shape[:2])
+        (a, size_a), (b, size_b) = host._fit([image], shape), device._fit([image], shape)
+        assert size_a == size_b
+        assert np.abs(a.astype(np.int16) - b.numpy()).max() <= 1
+    ref, out = host([page])[0], device([page])[0]
+    assert len(ref) > 100 and len(out) == len(ref)
+    np.testing.assert_allclose(out.boxes, ref.boxes, atol=2e-3)
+    with pytest.raises(ValueError):
+        detection_predictor(weights=None, device="cpu", resize="gpu")
