@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from vision.training.checkpoint import load_checkpoint, save_checkpoint, save_weights
+from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
 
 
 def _setup(seed: int = 0) -> tuple[nn.Module, torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
@@ -88,3 +88,23 @@ def test_compiled_prefix_is_stripped_and_weights_export(tmp_path) -> None:
 def test_missing_checkpoint_raises(tmp_path) -> None:
     with pytest.raises(FileNotFoundError):
         load_checkpoint(tmp_path)
+
+
+def test_warm_start_loads_the_shared_backbone_only() -> None:
+    """A Transformer recognizer built on the CRNN's backbone takes the CRNN's backbone weights, and nothing of
+    its sequence encoder or head (different shapes or names)."""
+    from vision.models import get_model
+
+    backbone = {"width_mult": 1.25, "blocks": "rect_late", "out_channels": 576}
+    crnn = get_model("crnn_mobilenet_small", weights=None)
+    torch.manual_seed(0)
+    transformer = get_model("crnn_transformer_small", weights=None, backbone=backbone)
+    head_before = transformer.head.weight.clone()
+    loaded, kept = load_matching(transformer, crnn.state_dict())
+    assert loaded and all(k.startswith(("backbone.", "head.bias")) for k in loaded)
+    assert sum(k.startswith("backbone.") for k in loaded) == len(crnn.backbone.state_dict())
+    assert any(k.startswith("blocks.") for k in kept)
+    for k, v in crnn.backbone.state_dict().items():
+        torch.testing.assert_close(transformer.backbone.state_dict()[k], v, rtol=0, atol=0)
+    assert "head.weight" not in loaded  # 256 inputs here, 320 (the BiLSTM's) there
+    torch.testing.assert_close(transformer.head.weight, head_before, rtol=0, atol=0)

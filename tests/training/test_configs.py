@@ -17,7 +17,8 @@ CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recogni
 
 def test_configs_exist() -> None:
     assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_mobilenet_small_ft",
-                                         "recognition_crnn_mobilenet_small_ft2", "recognition_crnn_transformer_small"]
+                                         "recognition_crnn_mobilenet_small_ft2", "recognition_crnn_transformer_small",
+                                         "recognition_crnn_transformer_small_warm"]
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
@@ -25,7 +26,7 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert re.sub(r"_ft\d*$", "", path.stem).endswith(cfg.arch)
+    assert re.sub(r"_(ft\d*|warm)$", "", path.stem).endswith(cfg.arch)
     model = get_model(cfg.arch, weights=None, **cfg.model)
     params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights
@@ -39,6 +40,7 @@ def test_latest_recipe_builds_the_default_architecture() -> None:
     parameter count: ``rect`` and ``rect_late`` tables have identical weights shapes."""
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    cfg = _config(parser.parse_args(["--config", str(CONFIGS[-2])]))
-    assert CONFIGS[-2].stem == "recognition_crnn_mobilenet_small_ft2"
+    latest = [p for p in CONFIGS if p.stem.startswith("recognition_crnn_mobilenet_small")][-1]
+    cfg = _config(parser.parse_args(["--config", str(latest)]))
+    assert latest.stem == "recognition_crnn_mobilenet_small_ft2"
     assert get_model(cfg.arch, weights=None, **cfg.model).config == get_model(cfg.arch, weights=None).config

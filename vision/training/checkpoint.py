@@ -32,6 +32,7 @@ __all__ = [
     "CheckpointState",
     "capture_rng",
     "load_checkpoint",
+    "load_matching",
     "model_state_dict",
     "restore_rng",
     "save_checkpoint",
@@ -55,6 +56,16 @@ def model_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
     """The model's state dict on CPU, contiguous, without ``torch.compile``'s ``_orig_mod.`` prefixes."""
     base = getattr(model, "_orig_mod", model)
     return {k.replace("_orig_mod.", ""): v.detach().to("cpu").contiguous() for k, v in base.state_dict().items()}
+
+
+def load_matching(model: nn.Module, state: Mapping[str, torch.Tensor]) -> tuple[list[str], list[str]]:
+    """Copy into ``model`` every tensor of ``state`` whose name and shape match one of its own (a warm start
+    from a related architecture, e.g. a Transformer recognizer from a CRNN's backbone); the rest keep their
+    initialisation. Returns the names loaded and the model's names left as they were."""
+    own = model.state_dict()
+    loaded = [k for k, v in state.items() if k in own and own[k].shape == v.shape]
+    model.load_state_dict({k: state[k] for k in loaded}, strict=False)
+    return loaded, [k for k in own if k not in set(loaded)]
 
 
 def save_weights(model: nn.Module | Mapping[str, torch.Tensor], path: str | Path,

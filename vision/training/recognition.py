@@ -26,7 +26,7 @@ from vision.models import get_model
 from vision.models.recognition.preprocess import STRIDE
 from vision.models.recognition.vocab import decode
 from vision.ops.ctc import ctc_best_path
-from vision.training.checkpoint import load_checkpoint, save_checkpoint, save_weights
+from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
 from vision.training.losses import ctc_loss
 
 __all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "main", "run"]
@@ -172,7 +172,9 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
           reserve_seconds: float = 45.0, init: Path | None = None) -> dict[str, Any]:
     """Run (or continue) training; returns the last log record. See the module docstring.
 
-    ``init``: a weights file (safetensors) to start from with a fresh optimizer and schedule (fine-tuning)."""
+    ``init``: a weights file (safetensors) to start from with a fresh optimizer and schedule (fine-tuning); only
+    tensors whose names and shapes match are taken (:func:`~vision.training.checkpoint.load_matching`), so a
+    related architecture warm-starts from it (the Transformer recognizer from the CRNN's backbone)."""
     from vision.training.synth.word_batches import SyntheticWordBatches, render_fixed_set
 
     t_start = time.perf_counter()
@@ -187,8 +189,11 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     if init is not None:
         from safetensors.torch import load_file
 
-        model.load_state_dict(load_file(str(init)))
-        print(f"initialised from {init}", flush=True)
+        loaded, kept = load_matching(model, load_file(str(init)))
+        if not loaded:
+            raise ValueError(f"{init} shares no tensor (name and shape) with {cfg.arch}")
+        print(f"initialised from {init}: {len(loaded)} tensors loaded, {len(kept)} kept as initialised"
+              + (f" ({', '.join(sorted({k.split('.')[0] for k in kept}))})" if kept else ""), flush=True)
     ema.load_state_dict(model.state_dict())
     if resume is not None:
         state = load_checkpoint(resume, model=model, optimizer=opt, scheduler=sched)
@@ -328,7 +333,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-minutes", type=float, default=0.0, help="wall-clock budget (0: none)")
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: none)")
     parser.add_argument("--bench-data", type=float, default=0.0, help="first time the generator for N s")
-    parser.add_argument("--init", default=None, help="weights file (safetensors) to fine-tune from")
+    parser.add_argument("--init", default=None, help="weights file (safetensors) to start from (tensors of matching name and shape)")
     parser.add_argument("--restart-schedule", action="store_true",
                         help="on --resume, start a new warm-up + cosine schedule (fine-tuning)")
     parser.add_argument("--reserve-seconds", type=float, default=45.0,

@@ -84,5 +84,11 @@ class TransformerRecognizer(nn.Module):
 
 @register_model("crnn_transformer_small", task="recognition", weights=CRNN_TRANSFORMER_SMALL)
 def crnn_transformer_small(**overrides: object) -> TransformerRecognizer:
-    """The accurate variant: MobileNetV3-small features + 4-layer SDPA Transformer (d=256), ~4M parameters."""
+    """The accurate variant: MobileNetV3-small features + 4-layer SDPA Transformer (d=256), ~4M parameters.
+
+    ``backbone`` may be given as a dict of :class:`BackboneConfig` fields (JSON training configs); fields it
+    leaves out take the defaults above (``out_channels=384``)."""
+    backbone = overrides.get("backbone")
+    if isinstance(backbone, dict):
+        overrides["backbone"] = BackboneConfig(**{"out_channels": 384, **backbone})  # type: ignore[arg-type]
     return TransformerRecognizer(TransformerConfig(**overrides))  # type: ignore[arg-type]
