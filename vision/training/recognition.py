@@ -203,6 +203,10 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         if restart_schedule:
             sched.restart(step)
     renderer = _renderer(cfg)
+    if cfg.workers > 0:  # render the common glyphs once, in parallel, before the workers fork (see glyphs.py)
+        t0 = time.perf_counter()
+        n = renderer.prewarm(cfg.workers)
+        print(f"glyph prewarm: {n} glyphs in {time.perf_counter() - t0:.1f} s ({cfg.workers} processes)", flush=True)
     val = render_fixed_set(renderer, cfg.val_size, seed=10**6 + cfg.seed)
     real = None
     if cfg.val_crops:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -46,7 +47,21 @@ def _read_lines(path: Path) -> list[str]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:  # Debian's bokmaal list is ISO-8859-1
         text = raw.decode("latin-1")
-    return [w for w in (normalize_text(line.strip()) for line in text.splitlines()) if w and " " not in w]
+    return [w for w in _normalize_lines(text) if w and " " not in w]
+
+
+def _normalize_lines(text: str) -> list[str]:
+    """``normalize_text(line.strip())`` for every line, about 10x faster on already-composed text.
+
+    ``normalize_text`` composes (NFC), then folds or drops each character on its own. NFC text splits into
+    NFC lines (a line break composes with nothing) whose characters are each their own NFC form, so one
+    ``str.translate`` table of per-character results gives the same strings; other text takes the slow path.
+    """
+    lines = text.splitlines()
+    if not unicodedata.is_normalized("NFC", text):
+        return [normalize_text(line.strip()) for line in lines]
+    table = {ord(c): normalize_text(c) for c in set(text)}
+    return [line.strip().translate(table) for line in lines]
 
 
 def load_word_lists(folder: str | Path) -> dict[str, list[str]]:

