@@ -70,7 +70,8 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
     weights = None if args.random_weights else "default"
     dtype = torch.bfloat16 if "bf16" in rung else torch.float32
     det = detection_predictor(
-        args.det_arch, weights=weights, device=args.device, dtype=dtype, batch_size=args.det_batch_size
+        args.det_arch, weights=weights, device=args.device, dtype=dtype, batch_size=args.det_batch_size,
+        resize=args.page_resize,
     )
     reco = recognition_predictor(
         args.reco_arch,
@@ -189,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
+    parser.add_argument("--page-resize", choices=("host", "device"), default="host",
+                        help="where the detector fits pages to its input (device: vision.ops.resize on the GPU)")
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true", help="dry run without the shipped weights")
@@ -220,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "page": "1275x1650 (letter, 150 dpi), 155 words",
         "workers": args.workers,
+        "page_resize": args.page_resize,
         "pages_per_batch": args.pages_per_batch,
         "weights": "random" if args.random_weights else "default",
         "platform": platform.platform(),

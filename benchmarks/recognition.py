@@ -14,7 +14,10 @@ Prints a table and writes JSON to ``benchmarks/results/recognition_<device>.json
 ``--host-profile`` prices the predictor's host side before GPU time is spent: the model is replaced by a
 replay of its own recorded logits (free), the call runs on the CPU in one thread (``workers=1``), and the
 time spent in the predictor's device methods (what a GPU runs as queued kernels) is subtracted from the
-wall time. The GPU ladder also times the compiled model alone on the same batches, the ceiling for the call.
+wall time. Both resize paths are priced (``resize="host"``: cv2 per crop on the host; ``"device"``: the host
+packs raw bytes, the resize is device time), then timed end to end on the CPU with the real model
+(onnxruntime when installed; greedy decoding, and the CPU default with lexicon "en"). The GPU ladder also times the compiled model
+alone on the same batches, the ceiling for the call.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.fast.quantize import quantize_int8
 from vision.models import get_model
 from vision.models.recognition.batching import plan_batches
+from vision.models.recognition.device_resize import pack_batch, resize_packed
 from vision.models.recognition.lexicon import load_lexicon
 from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
 from vision.models.recognition.preprocess import resize_to_height, resized_widths
@@ -105,20 +109,40 @@ class _Replay:
         return out
 
 
-def host_profile(crops: list[np.ndarray], batch_size: int, repeat: int) -> list[dict]:
-    """Host microseconds per crop of the predictor, on the CPU (see the module docstring).
-
-    ``device`` is the time spent in the predictor's device methods (``_forward``: padding, normalisation,
-    model, CTC decoding; ``_decode_stitched``; ``_log_probs``), which a GPU runs as queued kernels; ``host`` is
-    the rest of the call's wall time, in one thread. ``cv2.resize`` is the part of it spent in OpenCV, which
-    releases the GIL and spreads over the pool's threads, so ``host - resize`` approximates the GIL-holding
-    Python per crop.
-    """
-    rows = []
+def resize_step_us(crops: list[np.ndarray], batch_size: int) -> dict[str, float]:
+    """Microseconds per crop of the resize step alone, on the CPU: ``cv2`` per crop (host path), and
+    :func:`pack_batch` (host) + :func:`resize_packed` (device) over the predictor's batches (device path)."""
     t0 = time.perf_counter()
     for c in crops:
         resize_to_height(c)
-    resize_us = (time.perf_counter() - t0) / len(crops) * 1e6
+    cv2_us = (time.perf_counter() - t0) / len(crops) * 1e6
+    sizes = np.array([c.shape[:2] for c in crops])
+    resized = resized_widths(sizes)
+    plan = plan_batches(resized, max_width=192, overlap=64, bucket=32, batch_size=batch_size)
+    pack = roi = 0.0
+    for width, pieces in plan.batches:
+        t0 = time.perf_counter()
+        packed = pack_batch(crops, sizes, resized, plan, pieces, width)
+        t1 = time.perf_counter()
+        resize_packed(packed.flat, torch.from_numpy(packed.meta), packed.groups, height=32, out_width=width)
+        pack, roi = pack + t1 - t0, roi + time.perf_counter() - t1
+    return {"host": cv2_us, "pack": pack / len(crops) * 1e6, "device": roi / len(crops) * 1e6}
+
+
+def host_profile(crops: list[np.ndarray], batch_size: int, repeat: int) -> list[dict]:
+    """Host microseconds per crop of the predictor, both resize paths, on the CPU (see the module docstring).
+
+    ``device`` is the time spent in the predictor's device methods (``_forward``: device resize, padding,
+    normalisation, model, CTC decoding; ``_decode_stitched``; ``_log_probs``), which a GPU runs as queued
+    kernels; ``host`` is the rest of the call's wall time, in one thread. ``resize`` is the resize step
+    alone (:func:`resize_step_us`): on the host path ``cv2.resize``, which releases the GIL and spreads
+    over the pool's threads, so ``host - resize`` approximates the GIL-holding Python per crop; on the
+    device path the resize is part of ``device`` (roi_align on the CPU here). Both paths replay the same
+    recorded logits (their batches are the same). ``e2e`` rows time real predictors end to end (greedy, and
+    the CPU default: onnxruntime when installed, lexicon "en").
+    """
+    rows = []
+    step = resize_step_us(crops, batch_size)
     for name, kw in [("greedy decoding", {"lexicon": None}), ("lexicon 'en' (default)", {})]:
         p = recognition_predictor(device="cpu", batch_size=batch_size, workers=1, onnx=False, **kw)
         replay = _Replay(p.model)
@@ -127,22 +151,42 @@ def host_profile(crops: list[np.ndarray], batch_size: int, repeat: int) -> list[
         spent = [0.0]
         for method in ("_forward", "_decode_stitched", "_log_probs"):
             setattr(p, method, _timed(getattr(p, method), spent))
-        best = (float("inf"), 0.0)
-        for _ in range(repeat):
-            replay.position, spent[0] = 0, 0.0
-            t0 = time.perf_counter()
-            out = p(crops)
-            wall = time.perf_counter() - t0
-            assert out == reference
-            best = min(best, (wall - spent[0], spent[0]))
-        host, device = (v / len(crops) * 1e6 for v in best)
-        rows.append({"decoding": name, "host_us": host, "device_us": device, "resize_us": resize_us})
+        for resize in ("host", "device"):
+            p.resize = resize
+            best = (float("inf"), 0.0)
+            for _ in range(repeat):
+                replay.position, spent[0] = 0, 0.0
+                t0 = time.perf_counter()
+                out = p(crops)
+                wall = time.perf_counter() - t0
+                assert out == reference
+                best = min(best, (wall - spent[0], spent[0]))
+            host, device = (v / len(crops) * 1e6 for v in best)
+            rows.append({"resize": resize, "decoding": name, "host_us": host, "device_us": device,
+                         "resize_us": step[resize]})
+    for name, kw in [("greedy", {"lexicon": None}), ("CPU default", {})]:
+        reference = None
+        for resize in ("host", "device"):
+            predictor = recognition_predictor(device="cpu", batch_size=batch_size, resize=resize, **kw)
+            rate, texts = time_predictor(predictor, crops, repeat)
+            reference = reference or texts
+            same = sum(a == b for a, b in zip(texts, reference)) / len(crops)
+            rows.append({"resize": resize, "decoding": f"e2e {name}", "crops_per_s": rate, "same_text": same})
     print(f"recognition host profile, {len(crops)} crops, batch {batch_size}, 1 thread, "
           f"{platform.processor() or platform.machine()}")
-    print(f"{'decoding':<26}{'device (CPU)':>14}{'host':>8}{'cv2.resize':>12}{'host - resize':>15}  (us/crop)")
-    for r in rows:
-        print(f"{r['decoding']:<26}{r['device_us']:>14.1f}{r['host_us']:>8.1f}{r['resize_us']:>12.1f}"
-              f"{r['host_us'] - r['resize_us']:>15.1f}")
+    print(f"{'resize':<8}{'decoding':<26}{'device (CPU)':>14}{'host':>8}{'resize step':>13}"
+          f"{'host - resize':>15}  (us/crop)")
+    for r in rows[:4]:
+        rest = f"{r['host_us'] - r['resize_us']:>15.1f}" if r["resize"] == "host" else f"{'(device)':>15}"
+        print(f"{r['resize']:<8}{r['decoding']:<26}{r['device_us']:>14.1f}{r['host_us']:>8.1f}"
+              f"{r['resize_us']:>13.1f}{rest}")
+    print(f"device path: packing {step['pack']:.1f} us/crop (host, part of 'host'), roi_align resize "
+          f"{step['device']:.1f} us/crop (device, part of 'device')")
+    print(f"end to end on the CPU ({torch.get_num_threads()} threads, onnxruntime when installed; greedy, or the "
+          "CPU default with lexicon 'en'):")
+    for r in rows[4:]:
+        print(f"  {r['decoding']:<16} resize={r['resize']:<8}{r['crops_per_s']:>8.0f} crops/s  "
+              f"same text as host: {r['same_text']:.1%}")
     return rows
 
 
@@ -269,6 +313,10 @@ def main() -> int:
         rate, texts = time_predictor(fast, crops, args.repeat)
         pad = padding_fraction(crops, 32, batch_size=args.batch_size)
         rows.append(("bf16 + compile, buckets (padded batches)", rate, pad, agree(texts)))
+        on_device = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16, pad_batches=True,
+                                         batch_size=args.batch_size, rotate_tall=False, resize="device")
+        rate, texts = time_predictor(on_device, crops, args.repeat)
+        rows.append(("bf16 + compile, buckets, resized on the device", rate, pad, agree(texts)))
         lexicon = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16, pad_batches=True,
                                        batch_size=args.batch_size, rotate_tall=False, lexicon=load_lexicon("en"))
         rate, texts = time_predictor(lexicon, crops, args.repeat)

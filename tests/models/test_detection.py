@@ -147,7 +147,7 @@ def test_detection_predictor_factory_random_weights():
 
 
 def test_device_resize_reads_pages_as_the_host_resize_does(small_predictor):
-    """``resize="device"`` (the CUDA default) fits pages with OpenCV's weights: same canvases within one grey
+    """``resize="device"`` (opt-in, for GPU runs) fits pages with OpenCV's weights: same canvases within one grey
     level, so the same words come out (run here on the CPU device; the shipped weights, a rendered page)."""
     from pathlib import Path
 

@@ -5,10 +5,10 @@ aspect ratio is closest to its own, and padded with white at the right and botto
 (1024x1024, 1024x768, 768x1024, 1024x512, 512x1024, H x W) mean ``torch.compile`` builds at most five
 graphs (per batch size) instead of one per page size. Post-processing is :func:`vision.ops.db_postprocess`.
 
-Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the CPU default) or ``"device"`` (the
-default on CUDA): the page's bytes are copied to the device once and resized there by
-:func:`vision.ops.resize.resize_uint8` with OpenCV's weights, sparing the host ~20 ms of one core per letter
-page, which bounded GPU runs.
+Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the default) or ``"device"`` (opt-in,
+meant for GPU runs, which the host bounds; it becomes the CUDA default once measured there): the page's bytes
+are copied to the device once and resized there by :func:`vision.ops.resize.resize_uint8` with OpenCV's
+weights, sparing the host ~20 ms of one core per letter page.
 """
 
 from __future__ import annotations
@@ -117,8 +117,7 @@ class DetectionPredictor:
         straight: straight boxes (``True``) or rotated 4-point polygons.
         params: post-processing thresholds.
         shapes: the static input shapes pages are padded to.
-        resize: ``"host"`` (OpenCV) or ``"device"`` (on ``device``, see the module docstring); default
-            ``"device"`` on CUDA, ``"host"`` elsewhere.
+        resize: ``"host"`` (OpenCV, the default) or ``"device"`` (on ``device``, see the module docstring).
     """
 
     def __init__(
@@ -137,7 +136,7 @@ class DetectionPredictor:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
-        resize = resize or ("device" if torch.device(device).type == "cuda" else "host")
+        resize = resize or "host"
         if resize not in ("host", "device"):
             raise ValueError(f"resize must be 'host' or 'device', got {resize!r}")
         self.resize = resize
@@ -246,7 +245,7 @@ def detection_predictor(
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights). ``None``: on CPU in float32 when onnxruntime is installed (2.5x faster than eager
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
-        resize: where pages are resized, ``"host"`` or ``"device"`` (default: ``"device"`` on CUDA).
+        resize: where pages are resized, ``"host"`` (default) or ``"device"``.
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)

@@ -2,7 +2,8 @@
 batch's uint8 staging array, and turning decoded id rows into strings.
 
 Kept per crop: one ``cv2.resize`` straight into the staging array (OpenCV releases the GIL, so pool threads
-resize in parallel) and nothing else; padding, normalisation and CTC decoding run on the model's device
+resize in parallel) and nothing else (with ``resize="device"``, not even that: crops are packed raw by
+:func:`~vision.models.recognition.device_resize.pack_batch` and resized on the device); padding, normalisation and CTC decoding run on the model's device
 (:func:`~vision.models.recognition.preprocess.pad_batch`, :func:`~vision.ops.ctc.ctc_best_path_packed`) and
 strings are built for a whole batch at once (:func:`ids_to_strings`).
 """

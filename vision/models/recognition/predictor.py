@@ -8,9 +8,13 @@ per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decodin
 squeezed. Tall crops (vertical text) are also read rotated by 90 degrees both ways and the most
 confident reading wins.
 
-Per crop, the host only resizes (``cv2`` in a thread pool, into the batch's uint8 staging array, pinned on
-CUDA). A batch goes to the device in one copy, is padded, normalised, run and CTC-decoded there, and comes
-back as one array of ids and one of confidences, made strings in one vectorised step (:mod:`.batching`).
+Resizing to height 32 runs where ``resize`` says. ``"host"`` (the default; on the CPU ``cv2`` is the fastest):
+per crop, the host resizes (``cv2`` in a thread pool, into the batch's uint8 staging array). ``"device"``
+(opt-in, meant for GPUs whose host cores bound the call; it becomes the CUDA default once measured there): per crop, the host only copies the raw bytes into one flat buffer, and the device resizes the
+whole batch in a few ``roi_align`` calls (:mod:`.device_resize`: bilinear like ``cv2`` when enlarging, within
+a grey level; area-like averaging when shrinking, within a few). Staging memory is pinned on CUDA. A batch
+goes to the device in one copy, is padded, normalised, run and CTC-decoded there, and comes back as one array
+of ids and one of confidences, made strings in one vectorised step (:mod:`.batching`).
 Batches are pipelined: the pool stages the next ones while the device runs one, and batch ``k`` is read only
 once batch ``k + 1`` is queued. The same code runs on every device, with the results of ``batch_crops`` +
 ``ctc_best_path`` (the tests check it).
@@ -25,8 +29,9 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -34,6 +39,7 @@ from torch import nn
 
 from vision.models._registry import default_model, get_model
 from vision.models.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
+from vision.models.recognition.device_resize import Packed, pack_batch, resize_packed
 from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.preprocess import (
     BUCKET,
@@ -70,9 +76,13 @@ class RecognitionPredictor:
     def __init__(self, model: nn.Module | Any, *, arch: str, device: torch.device, dtype: torch.dtype,
                  batch_size: int = 128, max_width: int = 192, overlap: int = 64, rotate_tall: bool = True,
                  pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None,
-                 lexicon: Lexicon | None = None) -> None:
+                 lexicon: Lexicon | None = None, resize: Literal["host", "device"] | None = None) -> None:
         if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width or bucket % BUCKET:
             raise ValueError("max_width and bucket must be multiples of 32, overlap a multiple of 4 below max_width")
+        resize = resize or "host"
+        if resize not in ("host", "device"):
+            raise ValueError(f"resize must be 'host' or 'device', got {resize!r}")
+        self.resize = resize
         self.model, self.arch, self.device, self.dtype = model, arch, device, dtype
         self.batch_size, self.max_width, self.overlap = batch_size, max_width, overlap
         self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
@@ -108,14 +118,20 @@ class RecognitionPredictor:
             return []
         if sizes is None:
             sizes = np.array([a.shape[:2] for a in arrays], np.int64)
-        plan = plan_batches(resized_widths(sizes), max_width=self.max_width, overlap=self.overlap,
-                            bucket=self.bucket, batch_size=self.batch_size)
-        wide = {o: self._submit(resize_to_height, arrays[o]) for o in np.unique(plan.owner[plan.split]).tolist()}
+        resized = resized_widths(sizes)
+        plan = plan_batches(resized, max_width=self.max_width, overlap=self.overlap, bucket=self.bucket,
+                            batch_size=self.batch_size)
+        if self.resize == "device":
+            stage = partial(self._pack, arrays, sizes, resized, plan)
+        else:
+            split = np.unique(plan.owner[plan.split]).tolist()
+            wide = {o: self._submit(resize_to_height, arrays[o]) for o in split}
+            stage = partial(self._stage, arrays, plan, wide)
         texts = np.full(len(arrays), "", dtype=object)
         confs = np.zeros(len(arrays))
         split_rows: list[tuple[torch.Tensor, np.ndarray]] = []  # (batch logits, rows of chunks of split crops)
         split_pieces: list[np.ndarray] = []
-        for batch in self._batches(arrays, plan, wide):
+        for batch in self._batches(plan, stage):
             if batch.done is not None:
                 batch.done.synchronize()
             read = np.array(ids_to_strings(batch.ids.numpy()), dtype=object)
@@ -140,18 +156,21 @@ class RecognitionPredictor:
         texts[owners] = np.array(ids_to_strings(paths.ids.cpu().numpy()), dtype=object)
         confs[owners] = paths.confidence.cpu().numpy()
 
-    def _batches(self, arrays: list[np.ndarray], plan: Plan, wide: dict[int, Future]) -> Iterator[_Batch]:
-        """Stage batches ahead in the pool, launch each on the device, and yield batch ``k`` once batch
-        ``k + 1`` is queued behind it (so the device keeps working while the caller reads ``k``)."""
-        staged: deque[tuple[np.ndarray, torch.Tensor, list[Future]]] = deque()
+    def _batches(self, plan: Plan, stage: Any) -> Iterator[_Batch]:
+        """Stage batches ahead in the pool (``stage(batch)``: :meth:`_stage` or :meth:`_pack`), launch each
+        on the device, and yield batch ``k`` once batch ``k + 1`` is queued behind it (so the device keeps
+        working while the caller reads ``k``)."""
+        staged: deque[tuple[np.ndarray, torch.Tensor | Future, list[Future]]] = deque()
         queued, previous = 0, None
         for _ in plan.batches:
             while queued < len(plan.batches) and len(staged) < _AHEAD:
-                staged.append(self._stage(arrays, plan, wide, plan.batches[queued]))
+                staged.append(stage(plan.batches[queued]))
                 queued += 1
             pieces, buffer, jobs = staged.popleft()
             for job in jobs:
                 job.result()
+            if isinstance(buffer, Future):
+                buffer = buffer.result()
             current = self._launch(buffer, pieces, plan)
             if previous is not None:
                 yield previous
@@ -181,11 +200,17 @@ class RecognitionPredictor:
             self._submit(fill_batch, out[a:a + _FILL_CHUNK], arrays, plan, pieces[a:a + _FILL_CHUNK], wide)
             for a in range(0, len(pieces), _FILL_CHUNK)]
 
-    def _launch(self, buffer: torch.Tensor, pieces: np.ndarray, plan: Plan) -> _Batch:
+    def _pack(self, arrays: list[np.ndarray], sizes: np.ndarray, resized: np.ndarray, plan: Plan,
+              batch: tuple[int, np.ndarray]) -> tuple[np.ndarray, Future, list[Future]]:
+        """Pack a batch's raw crops for the device resize (:func:`.device_resize.pack_batch`) in the pool."""
+        width, pieces = batch
+        return pieces, self._submit(pack_batch, arrays, sizes, resized, plan, pieces, width, self._cuda), []
+
+    def _launch(self, buffer: torch.Tensor | Packed, pieces: np.ndarray, plan: Plan) -> _Batch:
         """Queue copy, padding, model and decoding of one staged batch on the device (no host sync on CUDA)."""
         frames = -(-plan.width[pieces] // STRIDE)  # frames before the padding
         logits, ids, confidence = self._forward(buffer, plan.width[pieces], frames)
-        if self.device.type == "cpu":  # done with it (CPU ops are synchronous): reuse it, saving page faults
+        if self.device.type == "cpu" and isinstance(buffer, torch.Tensor):  # done with it: reuse it
             self._spare.setdefault(tuple(buffer.shape), []).append(buffer)
         done = None
         if logits.device.type == "cuda":
@@ -194,13 +219,19 @@ class RecognitionPredictor:
         return _Batch(pieces, frames, logits, ids, confidence, done)
 
     # The three methods below hold all the device work (benchmarks/recognition.py --host-profile times them).
-    def _forward(self, buffer: torch.Tensor, widths: np.ndarray, frames: np.ndarray
+    def _forward(self, buffer: torch.Tensor | Packed, widths: np.ndarray, frames: np.ndarray
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Pad, normalise, run and decode a staged ``[n, 32, W, 3]`` uint8 batch. Returns the logits ``[n, T, C]``
-        (float32, on the model's device) and host copies (asynchronous on CUDA) of the packed ids ``[n, T]``
-        (int16) and confidences ``[n]``."""
+        """Resize (a :class:`Packed` batch), pad, normalise, run and decode a staged ``[n, 32, W, 3]`` uint8
+        batch. Returns the logits ``[n, T, C]`` (float32, on the model's device) and host copies (asynchronous
+        on CUDA) of the packed ids ``[n, T]`` (int16) and confidences ``[n]``."""
         n = len(widths)
-        x = pad_batch(buffer.to(self.device, non_blocking=True), self._to_device(widths, self.device))
+        if isinstance(buffer, Packed):
+            flat = buffer.flat.to(self.device, non_blocking=True)
+            meta = self._to_device(buffer.meta, self.device)
+            x = resize_packed(flat, meta, buffer.groups, height=HEIGHT, out_width=buffer.width)
+        else:
+            x = buffer.to(self.device, non_blocking=True)
+        x = pad_batch(x, self._to_device(widths, self.device))
         if self.pad_batches and n < self.batch_size:  # one static shape for compiled models
             x = torch.cat([x, x[-1:].expand(self.batch_size - n, -1, -1, -1)])
         logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
@@ -272,7 +303,8 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         lexicon: lexicon-aware decoding (:mod:`vision.models.recognition.lexicon`): a bundled lexicon's name
             (``"en"``, the default), a word-list path, a :class:`Lexicon`, or ``None`` for plain greedy
             decoding.
-        options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``...).
+        options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``,
+            ``resize``: ``"host"`` (default) or ``"device"``, see the module docstring)...
     """
     arch = arch or default_model("recognition")
     if lexicon is not None:
