@@ -4,8 +4,6 @@ and ``stitch_frames`` crop by crop. The same code runs on CUDA; here it runs on 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -60,14 +58,7 @@ def _reference(p: RecognitionPredictor, crops: list[np.ndarray]) -> list[tuple[s
     return out
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread() -> Iterator[None]:
-    """One intra-op thread: the reference runs many 1-crop batches, which threads only slow down (and spin
-    for seconds on a loaded 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see tests/models/conftest.py
 
 
 @pytest.fixture(scope="module")

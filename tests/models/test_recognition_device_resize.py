@@ -35,13 +35,7 @@ def _word_crops(n: int = 300) -> list[np.ndarray]:
 CROPS = _word_crops()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_thread() -> Iterator[None]:
-    """One intra-op thread: the two predictors below share a loaded 2-core machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # see tests/models/conftest.py
 
 
 @pytest.fixture(scope="module")
