@@ -48,3 +48,12 @@ def test_bad_input_is_rejected():
         resize_uint8(torch.zeros(4, 4, dtype=torch.uint8), (2, 2))  # no channel axis
     with pytest.raises(ValueError):
         resize_weights(0, 3)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_matches_opencv_within_one_grey_level():
+    image = _images((1650, 1275))[1]
+    ref = cv2.resize(image, (791, 1024), interpolation=cv2.INTER_AREA)
+    out = resize_uint8(torch.from_numpy(image).cuda(), (1024, 791)).cpu().numpy()
+    assert np.abs(out.astype(np.int16) - ref).max() <= 1
