@@ -150,3 +150,22 @@ def test_main_builds_the_models_from_the_options(tmp_path, capsys):
     assert code == 0
     doc = json.loads(out.read_text())
     assert len(doc["pages"]) == 1 and doc["pages"][0]["dimensions"] == [360, 640]
+
+
+def test_jobs_read_files_in_parallel_lanes_and_keep_stdout_order(tmp_path, capsys):
+    """``--jobs 2``: two predictors with one thread each read the files; stdout is the same, in input order,
+    as one lane's, and the thread count is restored afterwards."""
+    import torch
+
+    images = [str(_save_page(tmp_path / f"p{i}.png", shift=3 * i)) for i in range(3)]
+    base = ["ocr", *images, "--device", "cpu", "--no-progress"]
+    threads = torch.get_num_threads()
+    assert main([*base, "--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main([*base, "--jobs", "2"]) == 0
+    two = capsys.readouterr().out
+    assert len(one) > 100 and two == one and [line for line in two.splitlines() if line.startswith("==>")] == [
+        f"==> {p} <==" for p in images
+    ]
+    assert torch.get_num_threads() == threads
+    assert main([*base, "--jobs", "0"]) == 2

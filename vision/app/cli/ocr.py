@@ -12,13 +12,19 @@ with ``--recursive``. Outputs:
 
 Every output is written atomically (a temporary sibling, then ``os.replace``). A file that cannot be read
 is reported on stderr and skipped; the exit code is 1 when any input failed, else 0.
+
+``--jobs N`` reads N files at once, each lane with its own predictor and 1/N of the threads: small models
+use two cores better as two single-thread lanes than as one two-thread one (1.3-1.4x pages/s for 20 FUNSD
+pages on our 2-core CPU). Stdout keeps the inputs' order.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -95,6 +101,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
     )
     add_ocr_model_arguments(parser)
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="files read at once, each by its own predictor with 1/N of the threads (default 1)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
@@ -154,22 +168,34 @@ def write_atomically(path: Path, text: str) -> None:
     replace_file(path, text)
 
 
-def _process(job: Job, predictor: Callable[[Any], Document], args: argparse.Namespace, header: bool) -> int:
-    """OCR one input and write its output; returns its page count."""
+def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | None]:
+    """OCR one input with an idle predictor of ``lanes`` and write its output file; returns its page count
+    and, for stdout, its text (written by the caller, in input order)."""
     from vision.io import DocumentFile
 
-    with DocumentFile.from_path(job.source, dpi=args.dpi, limits=limits_from_args(args)) as pages:
-        doc = predictor(pages)
+    predictor = lanes.get()
+    try:
+        with DocumentFile.from_path(job.source, dpi=args.dpi, limits=limits_from_args(args)) as pages:
+            doc = predictor(pages)
+    finally:
+        lanes.put(predictor)
     if job.output is None:
-        prefix = f"==> {job.source} <==\n" if header else ""
-        sys.stdout.write(prefix + render(doc, args.format))
-        sys.stdout.flush()
-    elif args.format == "pdf":
+        return len(doc.pages), render(doc, args.format)
+    if args.format == "pdf":
         job.output.parent.mkdir(parents=True, exist_ok=True)
         doc.save_pdf(job.output, dpi=args.dpi)
     else:
         write_atomically(job.output, render(doc, args.format))
-    return len(doc.pages)
+    return len(doc.pages), None
+
+
+def build_lanes(args: argparse.Namespace, jobs: int) -> list[Callable[[Any], Document]]:
+    """``jobs`` predictors, each built with ``1/jobs`` of torch's threads (onnxruntime sessions take their
+    thread count at build time); torch keeps that share while the lanes run (the caller restores it)."""
+    import torch
+
+    torch.set_num_threads(max(1, torch.get_num_threads() // jobs))
+    return [build_predictor(args) for _ in range(jobs)]
 
 
 def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = None) -> int:
@@ -189,14 +215,29 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         if not problems:
             print("error: no image or PDF files found in the inputs", file=sys.stderr)
         return 1
-    predictor = predictor or build_predictor(args)
+    if args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    import torch
+
+    threads = torch.get_num_threads()
+    n = 1 if predictor is not None else min(args.jobs, len(jobs))  # an embedding application's predictor: alone
+    lanes: queue.SimpleQueue = queue.SimpleQueue()
+    for p in [predictor] if predictor is not None else build_lanes(args, n):
+        lanes.put(p)
     failed = len(problems)
     bar = tqdm(total=len(jobs), unit="file", desc="ocr", file=sys.stderr, disable=args.no_progress or None)
     pages = 0
+    pool = ThreadPoolExecutor(n, thread_name_prefix="ocr")
     try:
-        for job in jobs:
+        futures: list[Future] = [pool.submit(_process, job, lanes, args) for job in jobs]
+        for job, future in zip(jobs, futures):  # in input order: stdout keeps it
             try:
-                pages += _process(job, predictor, args, header=len(jobs) > 1)
+                count, text = future.result()
+                pages += count
+                if text is not None:
+                    sys.stdout.write((f"==> {job.source} <==\n" if len(jobs) > 1 else "") + text)
+                    sys.stdout.flush()
             except (VisionError, OSError) as exc:
                 failed += 1
                 reason = str(exc) if isinstance(exc, VisionError) else f"{job.source}: {exc}"
@@ -204,5 +245,7 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
             bar.set_postfix(pages=pages, failed=failed, refresh=False)
             bar.update(1)
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         bar.close()
+        torch.set_num_threads(threads)
     return 1 if failed else 0
