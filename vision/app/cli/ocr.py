@@ -223,8 +223,12 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     threads = torch.get_num_threads()
     n = 1 if predictor is not None else min(args.jobs, len(jobs))  # an embedding application's predictor: alone
     lanes: queue.SimpleQueue = queue.SimpleQueue()
-    for p in [predictor] if predictor is not None else build_lanes(args, n):
-        lanes.put(p)
+    try:
+        for p in [predictor] if predictor is not None else build_lanes(args, n):
+            lanes.put(p)
+    except BaseException:
+        torch.set_num_threads(threads)
+        raise
     failed = len(problems)
     bar = tqdm(total=len(jobs), unit="file", desc="ocr", file=sys.stderr, disable=args.no_progress or None)
     pages = 0
