@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true")
+    parser.add_argument("--page-resize", choices=("host", "device"), default="host",
+                        help="where pages are fitted to the detector's input (see gpu_throughput.py)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--trace", type=Path, default=None, help="write the Chrome trace here (.json or .json.gz)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/gpu_profile.json"))

@@ -34,3 +34,26 @@ def test_record_matches_file_and_model(name: str) -> None:
     assert meta["recipe"]["arch"] == name
     metrics = meta["metrics"]["words_dev"]
     assert 0.0 <= metrics["cer"] <= 1.0 and 0.0 <= metrics["word_accuracy"] <= 1.0
+
+
+def test_half_precision_files_load_as_float32(tmp_path) -> None:
+    """Weights ship in fp16 to halve the package; ``load_weights`` upcasts them, so a model built from an
+    fp16 file is the fp32 model with its weights rounded to fp16 (same outputs within fp16 rounding)."""
+    import torch
+    from safetensors.torch import save_file
+
+    from vision.models._registry import load_weights
+
+    torch.manual_seed(0)
+    model = get_model("crnn_mobilenet_small", weights=None).eval()
+    state = model.state_dict()
+    save_file({k: v.half() if v.is_floating_point() else v for k, v in state.items()}, str(tmp_path / "w.safetensors"))
+    loaded = load_weights(tmp_path / "w.safetensors")
+    assert {str(v.dtype) for v in loaded.values()} <= {"torch.float32", "torch.int64"}
+    for k, v in state.items():
+        torch.testing.assert_close(loaded[k], v.half().to(v.dtype) if v.is_floating_point() else v, rtol=0, atol=0)
+    half = get_model("crnn_mobilenet_small", weights=tmp_path / "w.safetensors")
+    assert all(p.dtype == torch.float32 for p in half.parameters())
+    x = torch.rand(4, 3, 32, 96)
+    with torch.no_grad():
+        torch.testing.assert_close(half(x), model(x), rtol=0.02, atol=0.02)

@@ -128,9 +128,11 @@ def load_weights(path: str | Path, *, sha256: str | None = None) -> dict[str, to
     if sha256 is not None and _sha256(path, path.stat().st_mtime) != sha256:
         raise WeightsError(str(path), "sha256 mismatch: the file is not the one the registry records")
     try:
-        return load_file(str(path))
+        state = load_file(str(path))
     except Exception as exc:  # safetensors raises bare SafetensorError/OSError subclasses
         raise WeightsError(str(path), f"not a readable safetensors file ({exc})") from exc
+    # Weights may ship in half precision to halve the package; models are built and run from fp32.
+    return {k: v.float() if v.dtype in (torch.float16, torch.bfloat16) else v for k, v in state.items()}
 
 
 def get_model(name: str, *, weights: str | Path | None = "default", **kwargs: Any) -> nn.Module:

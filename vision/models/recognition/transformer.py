@@ -22,11 +22,14 @@ from vision.models.recognition.weights import CRNN_TRANSFORMER_SMALL
 __all__ = ["TransformerConfig", "TransformerRecognizer", "crnn_transformer_small"]
 
 
+_BACKBONE = {"width_mult": 1.25, "blocks": "rect_late", "out_channels": 576}  # the default CRNN's backbone
+
+
 @dataclass(frozen=True)
 class TransformerConfig:
     """Backbone, model width, depth, heads, MLP ratio, dropout and number of classes (blank included)."""
 
-    backbone: BackboneConfig = field(default_factory=lambda: BackboneConfig(out_channels=384))
+    backbone: BackboneConfig = field(default_factory=lambda: BackboneConfig(**_BACKBONE))
     dim: int = 256
     depth: int = 4
     heads: int = 8
@@ -84,11 +87,12 @@ class TransformerRecognizer(nn.Module):
 
 @register_model("crnn_transformer_small", task="recognition", weights=CRNN_TRANSFORMER_SMALL)
 def crnn_transformer_small(**overrides: object) -> TransformerRecognizer:
-    """The accurate variant: MobileNetV3-small features + 4-layer SDPA Transformer (d=256), ~4M parameters.
+    """MobileNetV3-small features (the default CRNN's backbone, so its weights warm-start this one) + a
+    4-layer SDPA Transformer (d=256), 4.8M parameters.
 
     ``backbone`` may be given as a dict of :class:`BackboneConfig` fields (JSON training configs); fields it
-    leaves out take the defaults above (``out_channels=384``)."""
+    leaves out take the defaults above."""
     backbone = overrides.get("backbone")
     if isinstance(backbone, dict):
-        overrides["backbone"] = BackboneConfig(**{"out_channels": 384, **backbone})  # type: ignore[arg-type]
+        overrides["backbone"] = BackboneConfig(**{**_BACKBONE, **backbone})  # type: ignore[arg-type]
     return TransformerRecognizer(TransformerConfig(**overrides))  # type: ignore[arg-type]
