@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true")
+    parser.add_argument("--nchw", action="store_true", help="keep the models' convolutions NCHW")
     parser.add_argument("--page-resize", choices=("host", "device"), default="host",
                         help="where pages are fitted to the detector's input (see gpu_throughput.py)")
     parser.add_argument("--device", default="cuda")

@@ -71,7 +71,7 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
     dtype = torch.bfloat16 if "bf16" in rung else torch.float32
     det = detection_predictor(
         args.det_arch, weights=weights, device=args.device, dtype=dtype, batch_size=args.det_batch_size,
-        resize=args.page_resize,
+        resize=args.page_resize, channels_last=not args.nchw,
     )
     reco = recognition_predictor(
         args.reco_arch,
@@ -80,6 +80,7 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
         dtype=dtype,
         batch_size=args.reco_batch_size,
         compile="compile" in rung,
+        channels_last=not args.nchw,
     )
     if "int8" in rung:
         det.model, reco.model = _int8(det.model), _int8(reco.model)
@@ -190,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
+    parser.add_argument("--nchw", action="store_true",
+                        help="keep the models' convolutions NCHW (the predictors' CUDA default is channels-last)")
     parser.add_argument("--page-resize", choices=("host", "device"), default="host",
                         help="where the detector fits pages to its input (device: vision.ops.resize on the GPU)")
     parser.add_argument("--det-arch", default=None)
@@ -224,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "page": "1275x1650 (letter, 150 dpi), 155 words",
         "workers": args.workers,
         "page_resize": args.page_resize,
+        "channels_last": not args.nchw,
         "pages_per_batch": args.pages_per_batch,
         "weights": "random" if args.random_weights else "default",
         "platform": platform.platform(),

@@ -38,6 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from vision.fast.layout import to_channels_last, wants_channels_last
 from vision.models._registry import default_model, get_model
 from vision.models.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
 from vision.models.recognition.device_resize import Packed, pack_batch, resize_packed
@@ -285,7 +286,8 @@ def _pick_device(device: str | torch.device | None) -> torch.device:
 def recognition_predictor(arch: str | None = None, *, weights: str | Path | None = "default",
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
                           batch_size: int = 128, compile: bool = False, onnx: bool | None = None,
-                          lexicon: str | Lexicon | None = "en", **options: Any) -> RecognitionPredictor:
+                          lexicon: str | Lexicon | None = "en", channels_last: bool | None = None,
+                          **options: Any) -> RecognitionPredictor:
     """Build a recognizer ready to read crops, offline (shipped weights).
 
     Args:
@@ -304,6 +306,8 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         lexicon: lexicon-aware decoding (:mod:`vision.models.recognition.lexicon`): a bundled lexicon's name
             (``"en"``, the default), a word-list path, a :class:`Lexicon`, or ``None`` for plain greedy
             decoding.
+        channels_last: run the PyTorch model's convolutions in NHWC (:mod:`vision.fast.layout`); ``None``:
+            on CUDA.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``,
             ``resize``: ``"host"`` (CPU default) or ``"device"`` (CUDA default), see the module docstring)...
     """
@@ -325,6 +329,8 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         from vision.fast.precision import to_dtype
 
         model = to_dtype(model, dtype)
+    if wants_channels_last(channels_last, dev):
+        model = to_channels_last(model)
     if compile:
         from vision.fast.compile import compile_model
 
