@@ -43,6 +43,7 @@ class RecognitionTrainConfig:
     fonts: tuple[str, ...] = (".carry/reco/fonts",)
     words: str = ".carry/reco/words"
     synth: dict[str, Any] = field(default_factory=dict)  # WordSynthConfig overrides
+    page_words: float = 0.0  # share of samples cut from whole degraded synthetic pages (synth/page_words.py)
     seed: int = 0
     batch_size: int = 512
     width: int = 256
@@ -98,7 +99,15 @@ def _renderer(cfg: RecognitionTrainConfig):
     fonts = discover_fonts(cfg.fonts, include_system=False)
     synth = WordSynthConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.synth.items()},
                             max_width=cfg.width)
-    return WordRenderer(fonts, TextSampler(Corpus.from_dir(cfg.words)), synth)
+    words = WordRenderer(fonts, TextSampler(Corpus.from_dir(cfg.words)), synth)
+    if cfg.page_words <= 0:
+        return words
+    from vision.training.detection_data import PageWords
+    from vision.training.synth.page_words import MixedWords, PageWordCrops
+    from vision.training.synth.pages import PageRenderer
+
+    pages = PageWordCrops(PageRenderer(fonts, PageWords(cfg.words)), max_width=cfg.width)
+    return MixedWords(words, pages, cfg.page_words)
 
 
 def _build(cfg: RecognitionTrainConfig) -> torch.nn.Module:
