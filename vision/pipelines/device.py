@@ -71,15 +71,15 @@ def _page_groups(states: list[PageState], todo: dict[int, np.ndarray]) -> list[l
 def _upload(images: list[np.ndarray], device: torch.device) -> Tensor:
     """Same-size ``uint8[H, W, 3]`` pages -> contiguous ``float[G, 3, H, W]`` on ``device``.
 
-    uint8 crosses the bus, from pinned memory on CUDA; the float batch is made contiguous once here, since ``roi_align`` would
-    otherwise copy a channels-last input to contiguous memory on every call (once per width bucket).
+    uint8 crosses the bus, from pinned memory on CUDA (one DMA copy that does not hold the host); the float
+    batch is made contiguous once here, since ``roi_align`` would otherwise copy a channels-last input to
+    contiguous memory on every call (once per width bucket).
     """
     h, w, c = images[0].shape
-    pages = torch.empty((len(images), h, w, c), dtype=torch.uint8, device=device)
     staged = torch.empty((len(images), h, w, c), dtype=torch.uint8, pin_memory=device.type == "cuda")
-    for j, image in enumerate(images):  # into pinned memory: one DMA copy that does not hold the host
+    for j, image in enumerate(images):
         staged[j].numpy()[...] = image
-    pages.copy_(staged, non_blocking=True)
+    pages = staged.to(device, non_blocking=True)
     out = torch.empty((len(images), c, h, w), dtype=torch.float32, device=device)
     return out.copy_(pages.permute(0, 3, 1, 2))
 
