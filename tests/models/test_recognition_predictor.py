@@ -89,3 +89,19 @@ def test_pad_color_is_the_median_of_the_border() -> None:
         img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
         edge = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
         np.testing.assert_array_equal(pad_color(img), np.median(edge, axis=0).astype(np.uint8))
+
+
+def test_lanes_read_like_one_lane() -> None:
+    """``lanes=2`` (the CPU default with two threads): batches run two at a time through the same session,
+    with the same readings, in input order, as one at a time (small batches: many in flight, long crops
+    split across batches)."""
+    one = recognition_predictor(device="cpu", batch_size=8, lanes=1)
+    assert one.lanes == 1
+    two = RecognitionPredictor(one.model, arch=one.arch, device=one.device, dtype=one.dtype, batch_size=8,
+                               lexicon=one.lexicon, lanes=2)
+    crops, _ = word_set(60)
+    crops = crops + [render_word("Statement of account number 1234567 for March", size=22)]
+    assert two(crops) == one(crops)
+    assert two([]) == []
+    with pytest.raises(ValueError, match="lanes"):
+        RecognitionPredictor(one.model, arch=one.arch, device=one.device, dtype=one.dtype, lanes=0)
