@@ -64,6 +64,45 @@ def test_candidates_respect_edit_distance_by_length() -> None:
     assert LEX.candidates("xyzzyq") == []
 
 
+def _brute_candidates(lex: Lexicon, token: str, limit: int = 8) -> list[str]:
+    """The exact search the prefilter must reproduce: edit distance to every word of similar length."""
+    from rapidfuzz.distance import Levenshtein
+
+    low = token.lower()
+    d = lex.max_distance(len(low))
+    pool = [w for w in sorted(lex.words) if abs(len(w) - len(low)) <= d]
+    scored = [(Levenshtein.distance(low, w), n, w) for n, w in enumerate(sorted(pool, key=len))]
+    return [w for dist, _, w in sorted(x for x in scored if x[0] <= d)][:limit]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_prefiltered_candidates_equal_the_exact_search(seed: int) -> None:
+    """The letter-set and letter-count bounds only skip words that are too far: same candidates, same order,
+    as scoring the whole pool, on typos of dictionary words (accented and non-letter characters included)."""
+    rng = np.random.default_rng(seed)
+    base = load_lexicon("en")
+    words = sorted(base.words)[:: 7] + ["café", "straße", "naïve-ish", "x" * 300]
+    lex = Lexicon(words)
+    alphabet = list("abcdefghijklmnopqrstuvwxyzéåöß-'")
+    checked = 0
+    for _ in range(300):
+        w = list(words[rng.integers(len(words))])
+        for _ in range(int(rng.integers(1, 4))):
+            i, op = int(rng.integers(len(w) + 1)), rng.random()
+            if op < 0.4 and i < len(w):
+                w[i] = str(rng.choice(alphabet))
+            elif op < 0.7:
+                w.insert(i, str(rng.choice(alphabet)))
+            elif i < len(w):
+                del w[i]
+        token = "".join(w)
+        if len(token) >= 4:
+            assert lex.candidates(token) == _brute_candidates(lex, token), token
+            checked += 1
+    assert checked > 200
+    assert lex.candidates("x" * 299) == ["x" * 300]
+
+
 def test_ctc_nll_matches_the_alignment_sum() -> None:
     """Two frames, text "a": alignments a-, -a, aa."""
     probs = torch.full((2, NUM_CLASSES), 0.0)

@@ -20,6 +20,7 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -33,6 +34,33 @@ __all__ = ["Lexicon", "ctc_nll", "load_lexicon"]
 
 _BUNDLED = Path(__file__).with_name("lexicons")
 _TOKEN = re.compile(r"^(\W*)([^\W\d_]+)(\W*)$")  # edge punctuation, letters only, edge punctuation
+_BINS = 27  # a-z, then every other character in one bin
+_POPCOUNT16 = np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16).sum(1, dtype=np.uint8)
+
+
+class _Pool(NamedTuple):
+    """Candidate words of similar length with the per-word letter masks and counts of the prefilter."""
+
+    words: list[str]
+    masks: np.ndarray  # [n] uint32: bit b set when the word has a letter of bin b
+    counts: np.ndarray  # [n, _BINS] uint8: letters per bin
+
+
+def _profile(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Letter masks ``[n]`` uint32 (bit ``b`` set when a word has a letter of bin ``b``) and letter counts
+    ``[n, _BINS]`` uint8 (capped at 255, for query and pool alike) of ``words``, vectorised: pools hold tens of
+    thousands."""
+    codes = np.frombuffer("".join(words).encode("utf-32-le"), np.uint32).astype(np.int64)
+    bins = np.where((codes >= 97) & (codes <= 122), codes - 97, _BINS - 1)
+    rows = np.repeat(np.arange(len(words)), [len(w) for w in words])
+    counts = np.bincount(rows * _BINS + bins, minlength=len(words) * _BINS).reshape(len(words), _BINS)
+    masks = ((counts > 0) * (1 << np.arange(_BINS, dtype=np.int64))).sum(1).astype(np.uint32)
+    return masks, np.minimum(counts, 255).astype(np.uint8)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits per element of a uint32 array (numpy < 2 has no ``bitwise_count``)."""
+    return _POPCOUNT16[x & 0xFFFF] + _POPCOUNT16[x >> 16]
 
 
 class Lexicon:
@@ -49,7 +77,7 @@ class Lexicon:
         self.log_prior = math.log(prior)
         self.min_length = min_length
         self._by_length: dict[int, list[str]] = {}
-        self._pools: dict[tuple[int, int], list[str]] = {}
+        self._pools: dict[tuple[int, int], _Pool] = {}
         self._seen: dict[tuple[str, int], list[str]] = {}
         for w in sorted(self.words):  # sorted: candidates and their ties never depend on set order
             self._by_length.setdefault(len(w), []).append(w)
@@ -72,19 +100,27 @@ class Lexicon:
             return self._seen[(low, limit)]
         d = self.max_distance(len(low))
         pool = self._pool(len(low), d)
-        dist = process.cdist([low], pool, scorer=Levenshtein.distance, score_cutoff=d, dtype=np.int32)[0]
-        near = np.flatnonzero(dist <= d)
-        near = near[np.argsort(dist[near], kind="stable")][:limit]  # closest first, ties in word order
+        # Cheap lower bounds on the edit distance drop most of the pool before the exact one: an edit changes
+        # at most 2 letters of the set of letters a word uses, and the letter counts by at most 2 in all.
+        mask, counts = _profile([low])
+        near = np.flatnonzero(_popcount(pool.masks ^ mask[0]) <= 2 * d)
+        near = near[np.abs(pool.counts[near].astype(np.int16) - counts.astype(np.int16)).sum(1) <= 2 * d]
+        words = [pool.words[i] for i in near]
+        dist = process.cdist([low], words, scorer=Levenshtein.distance, score_cutoff=d, dtype=np.int32)[0]
+        keep = np.flatnonzero(dist <= d)
+        keep = keep[np.argsort(dist[keep], kind="stable")][:limit]  # closest first, ties in word order
         if len(self._seen) >= 65536:
             self._seen.clear()
-        self._seen[(low, limit)] = [pool[i] for i in near]
+        self._seen[(low, limit)] = [words[i] for i in keep]
         return self._seen[(low, limit)]
 
-    def _pool(self, length: int, d: int) -> list[str]:
-        """Words whose length is within ``d`` of ``length`` (built once per pair)."""
+    def _pool(self, length: int, d: int) -> _Pool:
+        """Words whose length is within ``d`` of ``length``, with their letter masks and counts (built once
+        per pair)."""
         key = (length, d)
         if key not in self._pools:
-            self._pools[key] = [w for n in range(length - d, length + d + 1) for w in self._by_length.get(n, ())]
+            words = [w for n in range(length - d, length + d + 1) for w in self._by_length.get(n, ())]
+            self._pools[key] = _Pool(words, *_profile(words))
         return self._pools[key]
 
     def needs_check(self, text: str) -> bool:
