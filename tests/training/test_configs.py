@@ -19,6 +19,7 @@ def test_configs_exist() -> None:
     assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_mobilenet_small_ft",
                                          "recognition_crnn_mobilenet_small_ft2", "recognition_crnn_mobilenet_small_ft3",
                                          "recognition_crnn_transformer_small",
+                                         "recognition_crnn_transformer_small_ft",
                                          "recognition_crnn_transformer_small_warm"]
 
 
@@ -37,8 +38,8 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
 
 
 def test_latest_recipe_builds_the_default_architecture() -> None:
-    """The newest recipe of the default architecture (``ft3``: the next fine-tune; ``ft2`` made the shipped
-    weights) builds the same config (block table included), not only the same parameter count: ``rect`` and
+    """The newest recipe of the default architecture (``ft3``: session 7's fine-tune, not shipped; ``ft2``
+    made the shipped weights) builds the same config (block table included), not only the same parameter count: ``rect`` and
     ``rect_late`` tables have identical weights shapes."""
     parser = argparse.ArgumentParser()
     add_arguments(parser)
