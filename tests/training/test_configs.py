@@ -39,8 +39,8 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
 
 def test_latest_recipe_builds_the_default_architecture() -> None:
     """The newest recipe of the default architecture (``ft3``: session 7's fine-tune, not shipped; ``ft2``
-    made the shipped weights) builds the same config (block table included), not only the same parameter count: ``rect`` and
-    ``rect_late`` tables have identical weights shapes."""
+    made the shipped weights) builds the same config (block table included), not only the same parameter
+    count: ``rect`` and ``rect_late`` tables have identical weights shapes."""
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     latest = [p for p in CONFIGS if p.stem.startswith("recognition_crnn_mobilenet_small")][-1]

@@ -35,7 +35,8 @@ __all__ = ["Lexicon", "ctc_nll", "load_lexicon"]
 _BUNDLED = Path(__file__).with_name("lexicons")
 _TOKEN = re.compile(r"^(\W*)([^\W\d_]+)(\W*)$")  # edge punctuation, letters only, edge punctuation
 _BINS = 27  # a-z, then every other character in one bin
-_POPCOUNT16 = np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16).sum(1, dtype=np.uint8)
+_POPCOUNT16 = np.unpackbits(  # set bits of every 16-bit value
+    np.arange(1 << 16, dtype=">u2").view(np.uint8)).reshape(-1, 16).sum(1, dtype=np.uint8)
 
 
 class _Pool(NamedTuple):
@@ -48,8 +49,8 @@ class _Pool(NamedTuple):
 
 def _profile(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Letter masks ``[n]`` uint32 (bit ``b`` set when a word has a letter of bin ``b``) and letter counts
-    ``[n, _BINS]`` uint8 (capped at 255, for query and pool alike) of ``words``, vectorised: pools hold tens of
-    thousands."""
+    ``[n, _BINS]`` uint8 (capped at 255, for query and pool alike) of ``words``, vectorised: pools hold
+    tens of thousands."""
     codes = np.frombuffer("".join(words).encode("utf-32-le"), np.uint32).astype(np.int64)
     bins = np.where((codes >= 97) & (codes <= 122), codes - 97, _BINS - 1)
     rows = np.repeat(np.arange(len(words)), [len(w) for w in words])
