@@ -18,6 +18,8 @@ CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recogni
 def test_configs_exist() -> None:
     assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_mobilenet_small_ft",
                                          "recognition_crnn_mobilenet_small_ft2", "recognition_crnn_mobilenet_small_ft3",
+                                         "recognition_crnn_mobilenet_small_ft4", "recognition_crnn_mobilenet_small_ft5",
+                                         "recognition_crnn_mobilenet_small_ft6", "recognition_crnn_mobilenet_small_ft7",
                                          "recognition_crnn_transformer_small",
                                          "recognition_crnn_transformer_small_ft",
                                          "recognition_crnn_transformer_small_warm"]
@@ -38,12 +40,13 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
 
 
 def test_latest_recipe_builds_the_default_architecture() -> None:
-    """The newest recipe of the default architecture (``ft3``: session 7's fine-tune, not shipped; ``ft2``
-    made the shipped weights) builds the same config (block table included), not only the same parameter
-    count: ``rect`` and ``rect_late`` tables have identical weights shapes."""
+    """The newest recipe of the default architecture (``ft7``: the last stage of the shipped weights) builds
+    the same config (block table included), not only the same parameter count: ``rect`` and ``rect_late``
+    tables have identical weights shapes."""
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     latest = [p for p in CONFIGS if p.stem.startswith("recognition_crnn_mobilenet_small")][-1]
     cfg = _config(parser.parse_args(["--config", str(latest)]))
-    assert latest.stem == "recognition_crnn_mobilenet_small_ft3"
+    assert latest.stem == "recognition_crnn_mobilenet_small_ft7"
+    assert cfg.freeze == ("backbone",)
     assert get_model(cfg.arch, weights=None, **cfg.model).config == get_model(cfg.arch, weights=None).config

@@ -79,6 +79,32 @@ def test_dust_stays_off_the_period_position() -> None:
     assert inked == 200
 
 
+def test_initials_are_a_capital_and_a_period(words_dir: Path) -> None:
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    sampler = TextSampler(Corpus.from_dir(words_dir))
+    render = WordRenderer(fonts, sampler, WordSynthConfig(max_width=192, p_initials=0.5))
+    texts = [render(np.random.default_rng(i))[1] for i in range(60)]
+    initials = [t for t in texts if len(t) == 2 and t[1] == "." and t[0].isupper()]
+    assert 15 <= len(initials) <= 45 and len(set(initials)) > 5
+
+
+def test_edge_cuts_clip_the_words_own_ink() -> None:
+    """A ``cuts`` depth cuts that far inside the word's ink (not its looser glyph boxes); without cuts the
+    margins stay outside or at the ink."""
+    from vision.training.synth.words import _crop
+
+    canvas = np.zeros((60, 200), np.uint8)
+    canvas[20:40, 50:150] = 255  # the word's ink
+    box = (48.0, 18.0, 152.0, 42.0)  # glyph boxes 2 px looser than the ink
+    for seed in range(20):
+        cut = _crop(canvas, box, np.random.default_rng(seed), cuts=(None, 3.0))
+        right_ink = np.flatnonzero(cut.any(0))
+        assert right_ink[-1] == cut.shape[1] - 1  # ink reaches the right edge
+        assert cut[:, right_ink[0]:].any(0).sum() in (96, 97)  # 100 columns less a 3-4 px cut
+    kept = [_crop(canvas, box, np.random.default_rng(s)).any(0).sum() for s in range(50)]
+    assert min(kept) >= 98  # at most the rare -0.02 h margin trims a column
+
+
 def test_glyph_cache_matches_text_width() -> None:
     cache = GlyphCache()
     mask = cache.render(str(DEJAVU / "DejaVuSans.ttf"), 24, "Hello")
@@ -132,6 +158,27 @@ def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
            group_batches=2)
     log = json.loads((out / "log.json").read_text())
     assert [r["step"] for r in log] == [2, 3]
+
+
+def test_frozen_backbone_does_not_move(tmp_path, words_dir: Path) -> None:
+    """``freeze``: the named submodules keep their weights and BatchNorm statistics; the rest trains."""
+    from safetensors.torch import load_file, save_file
+
+    from vision.models import get_model
+
+    init = get_model("crnn_mobilenet_small", weights=None, hidden=16, proj=32).state_dict()
+    save_file(init, str(tmp_path / "init.safetensors"))
+    out = _train(tmp_path, words_dir, "--max-steps", "3", "--init", str(tmp_path / "init.safetensors"),
+                 freeze=["backbone"], lr=0.01)
+    trained = load_file(str(out / "weights.safetensors"))
+    backbone = [k for k in init if k.startswith("backbone.")]
+    assert any(k.endswith("running_mean") for k in backbone)
+    assert all(torch.equal(trained[k], init[k]) for k in backbone)
+    assert not torch.equal(trained["head.weight"], init["head.weight"])
+    with pytest.raises(ValueError, match="no submodule"):
+        from vision.training.recognition import freeze
+
+        freeze(get_model("crnn_mobilenet_small", weights=None), ("encoder",))
 
 
 def test_training_logs_real_crop_validation(tmp_path, words_dir: Path) -> None:

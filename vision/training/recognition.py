@@ -61,6 +61,7 @@ class RecognitionTrainConfig:
     workers: int = 15
     bf16: bool = True
     compile: bool | str = "auto"  # True, False, or "auto": only when the GPU step is slower than the generator
+    freeze: tuple[str, ...] = ()  # submodules kept as loaded (e.g. "backbone"): no updates, BatchNorm stats fixed
 
 
 class TimeCosine:
@@ -135,9 +136,23 @@ def _prefetch(cfg: RecognitionTrainConfig) -> int:
     return int(max(1, min(4, free // 4 // (batch_bytes * max(cfg.workers, 1)))))
 
 
+def freeze(model: torch.nn.Module, prefixes: tuple[str, ...]) -> list[str]:
+    """Keep the submodules named ``prefixes`` as they are: their parameters get no gradient (so the optimizer
+    skips them) and they are put in eval mode (BatchNorm running statistics fixed; call it after
+    ``model.train()``). Fine-tuning only the sequence encoder and head changes fewer of the readings that were already right.
+    Returns the frozen parameter names."""
+    modules = dict(model.named_modules())
+    unknown = [p for p in prefixes if p not in modules]
+    if unknown:
+        raise ValueError(f"freeze: no submodule {unknown} in {type(model).__name__}")
+    for prefix in prefixes:
+        modules[prefix].requires_grad_(False).eval()
+    return [n for n, p in model.named_parameters() if not p.requires_grad]
+
+
 def _optimizer(model: torch.nn.Module, cfg: RecognitionTrainConfig) -> torch.optim.Optimizer:
-    decay = [p for n, p in model.named_parameters() if p.ndim > 1]
-    no_decay = [p for n, p in model.named_parameters() if p.ndim <= 1]
+    decay = [p for n, p in model.named_parameters() if p.ndim > 1 and p.requires_grad]
+    no_decay = [p for n, p in model.named_parameters() if p.ndim <= 1 and p.requires_grad]
     return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.99),
                              fused=torch.cuda.is_available())
@@ -191,6 +206,8 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     torch.manual_seed(cfg.seed)
     torch.backends.cudnn.benchmark = True  # one fixed input shape: let cuDNN pick its fastest kernels
     model = _build(cfg).to(device).train()
+    if cfg.freeze:
+        print(f"frozen: {len(freeze(model, cfg.freeze))} parameter tensors ({', '.join(cfg.freeze)})", flush=True)
     ema = _build(cfg).to(device).eval().requires_grad_(False)
     opt = _optimizer(model, cfg)
     sched = TimeCosine(opt, cfg)
@@ -362,8 +379,9 @@ def _config(args: argparse.Namespace) -> RecognitionTrainConfig:
     unknown = set(values) - known
     if unknown:
         raise SystemExit(f"unknown config fields: {sorted(unknown)}")
-    if "fonts" in values:
-        values["fonts"] = tuple(values["fonts"])
+    for key in ("fonts", "freeze"):
+        if key in values:
+            values[key] = tuple(values[key])
     return RecognitionTrainConfig(**values)
 
 

@@ -50,6 +50,8 @@ class WordSynthConfig:
     max_degrees: float = 3.0
     p_mono: float = 0.3  # extra weight for monospaced/typewriter fonts (typed forms)
     p_dust: float = 0.0  # chance of a few unlabelled ink specks around the word (photocopy dust)
+    p_initials: float = 0.0  # share of texts that are a name's initial ("J."), the letter and period alone
+    p_edge_cut: float = 0.0  # per side, chance that the box cuts into the word's own ink (label unchanged)
     profiles: tuple[tuple[str, float], ...] = (("clean", 0.15), ("scan", 0.45), ("fax", 0.2),
                                                ("receipt", 0.1), ("photo", 0.1))
 
@@ -93,8 +95,9 @@ class WordRenderer:
         return self.glyphs.prewarm(jobs, sizes, processes)
 
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, str]:
+        cfg = self.config
         for _ in range(8):
-            text = self.sampler(rng)
+            text = _initial(rng) if cfg.p_initials and rng.random() < cfg.p_initials else self.sampler(rng)
             img = self.render(text, rng)
             if img is not None:
                 return img, text
@@ -114,7 +117,9 @@ class WordRenderer:
         # Slivers: a detector's box often ends inside the gap to the next word, or just past its first stroke.
         slivers = [g + float(rng.uniform(1, 0.2 * px)) if g is not None and rng.random() < cfg.p_sliver else None
                    for g in gaps]
-        cover = _crop(canvas, box, rng, slivers)
+        cuts = [float(rng.uniform(0.0, 0.07)) * (box[3] - box[1])
+                if s is None and cfg.p_edge_cut and rng.random() < cfg.p_edge_cut else None for s in slivers]
+        cover = _crop(canvas, box, rng, slivers, cuts)
         ink = int(rng.integers(0, 90))
         grey = (255 - cover.astype(np.uint16) * (255 - ink) // 255).astype(np.uint8)
         crop = self._colourise(grey, rng)
@@ -300,10 +305,18 @@ def _rotate(canvas: np.ndarray, box: tuple[float, float, float, float], angle: f
     return out, (pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max())
 
 
+def _initial(rng: np.random.Generator) -> str:
+    """A name's initial as forms print it between first and last names: a capital letter and a period."""
+    return chr(ord("A") + int(rng.integers(26))) + "."
+
+
 def _crop(canvas: np.ndarray, box: tuple[float, float, float, float], rng: np.random.Generator,
-          slivers: Sequence[float | None] = (None, None)) -> np.ndarray:
+          slivers: Sequence[float | None] = (None, None), cuts: Sequence[float | None] = (None, None)
+          ) -> np.ndarray:
     """Cut the word box with random (mostly small, sometimes loose or slightly cutting) margins; a side with
-    a ``slivers`` distance gets exactly that margin (reaching into the neighbouring word)."""
+    a ``slivers`` distance gets exactly that margin (reaching into the neighbouring word), a side with a
+    ``cuts`` depth is cut that far inside the ink (annotated and detected boxes often clip the last
+    stroke or a final period)."""
     x0, y0, x1, y1 = box
     h = max(y1 - y0, 2.0)
     loose = rng.random() < 0.12
@@ -311,6 +324,13 @@ def _crop(canvas: np.ndarray, box: tuple[float, float, float, float], rng: np.ra
     lm, rm = (rng.uniform(-0.02, 0.8 if loose else 0.3, 2) * h)
     lm = slivers[0] if slivers[0] is not None else lm
     rm = slivers[1] if slivers[1] is not None else rm
+    if cuts[0] is not None or cuts[1] is not None:  # measured from the word's own ink, not its glyph boxes
+        band = canvas[int(y0):int(np.ceil(y1)), int(x0):int(np.ceil(x1))].any(0)
+        inked = np.flatnonzero(band)
+        if inked.size:
+            ink0, ink1 = int(x0) + inked[0], int(x0) + inked[-1] + 1
+            lm = x0 - ink0 - cuts[0] if cuts[0] is not None else lm
+            rm = ink1 - x1 - cuts[1] if cuts[1] is not None else rm
     r0, r1 = int(max(0, np.floor(y0 - top))), int(min(canvas.shape[0], np.ceil(y1 + bottom)))
     c0, c1 = int(max(0, np.floor(x0 - lm))), int(min(canvas.shape[1], np.ceil(x1 + rm)))
     if r1 - r0 < 2 or c1 - c0 < 2:
