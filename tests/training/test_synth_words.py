@@ -165,6 +165,7 @@ def test_frozen_backbone_does_not_move(tmp_path, words_dir: Path) -> None:
     from safetensors.torch import load_file, save_file
 
     from vision.models import get_model
+    from vision.training.recognition import freeze
 
     init = get_model("crnn_mobilenet_small", weights=None, hidden=16, proj=32).state_dict()
     save_file(init, str(tmp_path / "init.safetensors"))
@@ -176,8 +177,6 @@ def test_frozen_backbone_does_not_move(tmp_path, words_dir: Path) -> None:
     assert all(torch.equal(trained[k], init[k]) for k in backbone)
     assert not torch.equal(trained["head.weight"], init["head.weight"])
     with pytest.raises(ValueError, match="no submodule"):
-        from vision.training.recognition import freeze
-
         freeze(get_model("crnn_mobilenet_small", weights=None), ("encoder",))
 
 

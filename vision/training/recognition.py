@@ -139,8 +139,8 @@ def _prefetch(cfg: RecognitionTrainConfig) -> int:
 def freeze(model: torch.nn.Module, prefixes: tuple[str, ...]) -> list[str]:
     """Keep the submodules named ``prefixes`` as they are: their parameters get no gradient (so the optimizer
     skips them) and they are put in eval mode (BatchNorm running statistics fixed; call it after
-    ``model.train()``). Fine-tuning only the sequence encoder and head changes fewer of the readings that were already right.
-    Returns the frozen parameter names."""
+    ``model.train()``). Fine-tuning only the sequence encoder and head changes fewer of the readings that
+    were already right. Returns the frozen parameter names."""
     modules = dict(model.named_modules())
     unknown = [p for p in prefixes if p not in modules]
     if unknown:
