@@ -72,11 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages-per-batch", type=int, default=32)
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
+    parser.add_argument("--min-rows", type=int, default=64, help="see gpu_throughput.py")
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true")
     parser.add_argument("--nchw", action="store_true", help="keep the models' convolutions NCHW")
-    parser.add_argument("--page-resize", choices=("host", "device"), default="host",
+    parser.add_argument("--page-resize", choices=("host", "device"), default=None,
                         help="where pages are fitted to the detector's input (see gpu_throughput.py)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--trace", type=Path, default=None, help="write the Chrome trace here (.json or .json.gz)")
@@ -86,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     predictor = build_predictor(args.rung, args)
     pages = letter_pages(args.pages)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    predictor(pages[: args.pages_per_batch])  # warm-up: compilation, cuDNN autotuning, ONNX sessions
-    predictor(pages[: args.pages_per_batch])
+    predictor(pages)  # warm-up on the profiled pages: compilation and cuDNN plans for every batch shape
+    predictor(pages)
     sync()
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with profile(activities=activities) as prof:

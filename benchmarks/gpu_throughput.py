@@ -81,6 +81,7 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
         batch_size=args.reco_batch_size,
         compile="compile" in rung,
         channels_last=not args.nchw,
+        min_rows=getattr(args, "min_rows", 64),
     )
     if "int8" in rung:
         det.model, reco.model = _int8(det.model), _int8(reco.model)
@@ -102,9 +103,11 @@ def _page_words(docs: list[Any]) -> list[list[tuple[tuple[float, ...], str]]]:
 
 
 def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: Any, queue: Any) -> None:
+    import cv2
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # one core per worker: N workers share the host's cores without oversubscribing
+    cv2.setNumThreads(1)
     try:
         predictor = build_predictor(rung, args)
         pages = letter_pages(args.pages, seed=0)[rank :: args.workers]
@@ -191,10 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
+    parser.add_argument("--min-rows", type=int, default=64,
+                        help="compiled recognizer batches are padded to a power of two of rows, at least this "
+                             "many (--reco-batch-size: every batch padded to it, the behaviour before session 9)")
     parser.add_argument("--nchw", action="store_true",
                         help="keep the models' convolutions NCHW (the predictors' CUDA default is channels-last)")
-    parser.add_argument("--page-resize", choices=("host", "device"), default="host",
-                        help="where the detector fits pages to its input (device: vision.ops.resize on the GPU)")
+    parser.add_argument("--page-resize", choices=("host", "device"), default=None,
+                        help="where the detector fits pages to its input (default: the predictor's, device on CUDA)")
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true", help="dry run without the shipped weights")
@@ -226,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "page": "1275x1650 (letter, 150 dpi), 155 words",
         "workers": args.workers,
-        "page_resize": args.page_resize,
+        "page_resize": args.page_resize or ("device" if args.device.startswith("cuda") else "host"),
         "channels_last": not args.nchw,
         "pages_per_batch": args.pages_per_batch,
         "weights": "random" if args.random_weights else "default",

@@ -16,6 +16,7 @@ from vision.models.recognition.preprocess import (
     batch_crops,
     bucket_width,
     pad_batch,
+    pad_rows,
     resize_to_height,
     resized_widths,
 )
@@ -90,7 +91,7 @@ def test_pool_pipelining_and_static_batches_change_nothing(plain: RecognitionPre
     assert serial(crops) == expected  # staging buffers reused across calls
     static = RecognitionPredictor(plain.model, arch=plain.arch, device=plain.device, dtype=torch.float32,
                                   batch_size=8, workers=3, rotate_tall=False, pad_batches=True)
-    padded = static(crops)  # batches padded to 8 crops (compiled models): other batch shapes, same readings
+    padded = static(crops)  # batches padded to 8 rows, the batch size (compiled models): other batch shapes, same readings
     assert [t for t, _ in padded] == [t for t, _ in expected]
     np.testing.assert_allclose([c for _, c in padded], [c for _, c in expected], atol=1e-5)
 
@@ -155,3 +156,36 @@ def test_ids_to_strings() -> None:
     ids = np.array([[a, space, b, 0], [0, 0, 0, 0], [b, b, space, space]], np.int16)
     assert ids_to_strings(ids) == ["a é", "", "éé  "]  # spaces kept, even trailing ones
     assert ids_to_strings(np.zeros((2, 0), np.int16)) == ["", ""]
+
+
+def test_pad_rows_repeats_the_last_row_up_to_a_power_of_two() -> None:
+    x = torch.rand(70, 3, 32, 64)
+    padded = pad_rows(x, 1024)
+    assert padded.shape == (128, 3, 32, 64)
+    torch.testing.assert_close(padded[:70], x, rtol=0, atol=0)
+    torch.testing.assert_close(padded[70:], x[-1:].expand(58, -1, -1, -1), rtol=0, atol=0)
+    assert pad_rows(torch.rand(3, 2), 1024).shape == (64, 2)  # at least MIN_ROWS
+    assert pad_rows(torch.rand(600, 2), 1000).shape == (1000, 2)  # at most the batch size
+    assert pad_rows(torch.rand(256, 2), 1024).shape == (256, 2)  # already a power of two: unchanged
+    assert pad_rows(torch.rand(3, 2), 8, minimum=8).shape == (8, 2)
+
+
+def test_compiled_recognizer_builds_one_graph_per_bucket_for_any_batch_size() -> None:
+    """Batches of 5, 70 and 130 crops of one width bucket (padded to 64, 128 and 256 rows) go through one
+    compiled graph (the batch dimension
+    is dynamic), and read as the eager model does."""
+    graphs = []
+
+    def counting_backend(gm: torch.fx.GraphModule, example_inputs: list) -> object:
+        graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(2))
+    compiled = torch.compile(model, backend=counting_backend)
+    for n in (5, 70, 130):
+        x = torch.rand(n, 3, 32, 64)
+        out = compiled(pad_rows(x, 1024))[:n]
+        torch.testing.assert_close(out, model(x))
+    assert len(graphs) == 1
+    torch._dynamo.reset()

@@ -1,8 +1,9 @@
 """``torch.compile`` as an opt-in transform (no global inductor settings are touched).
 
-Predictors that feed static shapes (the recognition predictor's width buckets with ``pad_batches``) get one
-graph per bucket; :func:`compile_model` leaves ``dynamic`` to torch's default so that, after a shape
-changes once, dynamo generalises instead of recompiling for every new batch width.
+Predictors that feed static widths (the recognition predictor's width buckets with ``pad_batches``, whose
+batch dimension is marked dynamic) get one graph per bucket; :func:`compile_model` leaves ``dynamic`` to
+torch's default so that, after a shape changes once, dynamo generalises instead of recompiling for every
+new batch width.
 """
 
 from __future__ import annotations

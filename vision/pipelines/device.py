@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.models.recognition.preprocess import BUCKET, HEIGHT, STRIDE
+from vision.models.recognition.preprocess import BUCKET, HEIGHT, STRIDE, pad_rows
 from vision.models.recognition.vocab import decode
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
 from vision.ops.ctc import ctc_best_path_packed
@@ -198,7 +198,7 @@ class DeviceRecognizeStage:
 
     Args:
         predictor: the recognition predictor (its ``model``, ``device``, ``dtype``, ``batch_size``,
-            ``max_width``, ``pad_batches`` and ``rotate_tall`` are used; special crops go through it).
+            ``max_width``, ``pad_batches``, ``min_rows`` and ``rotate_tall`` are used; special crops go through it).
         straight: boxes (``True``) or quads.
     """
 
@@ -232,8 +232,8 @@ class DeviceRecognizeStage:
             for start in range(0, len(keys), p.batch_size):
                 x = crops[start : start + p.batch_size]
                 n = x.shape[0]
-                if p.pad_batches and n < p.batch_size:  # one static shape per bucket for compiled models
-                    x = torch.cat([x, x[-1:].expand(p.batch_size - n, -1, -1, -1)])
+                if p.pad_batches:  # compiled models: one graph per bucket, batch dimension dynamic
+                    x = pad_rows(x, p.batch_size, p.min_rows)
                 dtype = p.dtype if p.dtype.is_floating_point else torch.float32
                 logits = torch.as_tensor(p.model(x.to(dtype) / 255))[:n]
                 frames = -(-widths[start : start + n] // STRIDE)

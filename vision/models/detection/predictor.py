@@ -5,11 +5,13 @@ aspect ratio is closest to its own, and padded with white at the right and botto
 (1024x1024, 1024x768, 768x1024, 1024x512, 512x1024, H x W) mean ``torch.compile`` builds at most five
 graphs (per batch size) instead of one per page size. Post-processing is :func:`vision.ops.db_postprocess`.
 
-Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the default) or ``"device"`` (opt-in):
-the page's bytes are copied to the device once and resized there by :func:`vision.ops.resize.resize_uint8`
-with OpenCV's weights, sparing the host ~20 ms of one core per letter page. Measured on an H100 with 12
-worker processes it changed nothing (181.1 vs 180.8 pages/s, ``benchmarks/gpu_throughput.py
---page-resize``), so the host stays the default everywhere.
+Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the CPU default) or ``"device"`` (the
+CUDA default): the page's bytes are copied to the device once and resized there by
+:func:`vision.ops.resize.resize_uint8` with OpenCV's weights, sparing the host ~20 ms of one core per letter
+page. While the GPU bounded OCR throughput this changed nothing (session 6: 181.1 vs 180.8 pages/s); once
+the recognizer stopped running padding rows (session 9), host work bounds it, and fitting pages on the device
+reads 262-266 vs 208-221 pages/s on an H100 (12 worker processes, ``benchmarks/gpu_throughput.py
+--page-resize``, alternating runs).
 """
 
 from __future__ import annotations
@@ -119,7 +121,8 @@ class DetectionPredictor:
         straight: straight boxes (``True``) or rotated 4-point polygons.
         params: post-processing thresholds.
         shapes: the static input shapes pages are padded to.
-        resize: ``"host"`` (OpenCV, the default) or ``"device"`` (on ``device``, see the module docstring).
+        resize: ``"host"`` (OpenCV) or ``"device"`` (on ``device``, see the module docstring); ``None``:
+            ``"device"`` on CUDA, ``"host"`` elsewhere.
         channels_last: feed ``model`` NHWC inputs (a model stored channels-last, :mod:`vision.fast.layout`).
     """
 
@@ -140,7 +143,7 @@ class DetectionPredictor:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
-        resize = resize or "host"
+        resize = resize or ("device" if torch.device(device).type == "cuda" else "host")
         if resize not in ("host", "device"):
             raise ValueError(f"resize must be 'host' or 'device', got {resize!r}")
         self.resize, self.channels_last = resize, channels_last
@@ -254,7 +257,8 @@ def detection_predictor(
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights). ``None``: on CPU in float32 when onnxruntime is installed (2.5x faster than eager
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
-        resize: where pages are resized, ``"host"`` (default) or ``"device"``.
+        resize: where pages are resized, ``"host"`` or ``"device"``; ``None``: ``"device"`` on CUDA (host cores
+            bound GPU throughput), ``"host"`` elsewhere.
         channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.layout`); ``None``: on CUDA.
     """
     arch = arch or default_model("detection")

@@ -1,8 +1,9 @@
 """``vision.recognition_predictor()``: word/line crops of any size in, ``(text, confidence)`` out.
 
 Pre-processing keeps each crop's aspect ratio (height 32, see :mod:`.preprocess`) and groups crops by
-width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every batch has one static shape, which
-``torch.compile`` specialises on, and padding stays under 32 columns per crop (the padded frames are
+width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every batch has one static width, which
+``torch.compile`` specialises on (with ``pad_batches``, the batch dimension is dynamic and rows are padded to a
+power of two, :func:`.preprocess.pad_rows`), and padding stays under 32 columns per crop (the padded frames are
 also excluded from decoding). Crops wider than ``max_width`` are split into overlapping chunks whose
 per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get
 squeezed. Tall crops (vertical text) are also read rotated by 90 degrees both ways and the most
@@ -46,9 +47,11 @@ from vision.models.recognition.lexicon import Lexicon, load_lexicon
 from vision.models.recognition.preprocess import (
     BUCKET,
     HEIGHT,
+    MIN_ROWS,
     STRIDE,
     as_rgb_array,
     pad_batch,
+    pad_rows,
     resize_to_height,
     resized_widths,
 )
@@ -80,9 +83,9 @@ class RecognitionPredictor:
                  batch_size: int = 128, max_width: int = 192, overlap: int = 64, rotate_tall: bool = True,
                  pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None,
                  lexicon: Lexicon | None = None, resize: Literal["host", "device"] | None = None,
-                 lanes: int = 1) -> None:
-        if lanes < 1:
-            raise ValueError(f"lanes must be positive, got {lanes}")
+                 lanes: int = 1, min_rows: int = MIN_ROWS) -> None:
+        if lanes < 1 or min_rows < 1:
+            raise ValueError(f"lanes and min_rows must be positive, got {lanes} and {min_rows}")
         if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width or bucket % BUCKET:
             raise ValueError("max_width and bucket must be multiples of 32, overlap a multiple of 4 below max_width")
         resize = resize or ("device" if device.type == "cuda" else "host")
@@ -93,7 +96,7 @@ class RecognitionPredictor:
         self.batch_size, self.max_width, self.overlap = batch_size, max_width, overlap
         self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
         self.workers = workers or min(8, os.cpu_count() or 1)
-        self.lexicon, self.lanes = lexicon, lanes
+        self.lexicon, self.lanes, self.min_rows = lexicon, lanes, min_rows
         self._pool: ThreadPoolExecutor | None = None
         self._lane_pool: ThreadPoolExecutor | None = None
         self._cuda = device.type == "cuda"
@@ -243,8 +246,8 @@ class RecognitionPredictor:
         else:
             x = buffer.to(self.device, non_blocking=True)
         x = pad_batch(x, self._to_device(widths, self.device))
-        if self.pad_batches and n < self.batch_size:  # one static shape for compiled models
-            x = torch.cat([x, x[-1:].expand(self.batch_size - n, -1, -1, -1)])
+        if self.pad_batches:  # compiled models: one graph per bucket, batch dimension dynamic
+            x = pad_rows(x, self.batch_size, self.min_rows)
         logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
         logits = torch.as_tensor(logits)[:n].float()
         paths = ctc_best_path_packed(logits, lengths=self._to_device(frames, logits.device))
@@ -307,7 +310,8 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         dtype: ``torch.float32`` (default) or ``torch.bfloat16`` (see ``vision.fast.precision``).
         batch_size: crops per forward pass (within one width bucket).
         compile: wrap the model with ``torch.compile`` (``vision.fast.compile``); batches are then padded to
-            ``batch_size`` so each width bucket is one static shape.
+            a power of two of rows (``min_rows`` to ``batch_size``) with a dynamic batch dimension
+            (:func:`.preprocess.pad_rows`), so each width bucket is one graph.
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights; about 3x faster than eager PyTorch on our 2-core CPU, measured by
             ``benchmarks/recognition.py``). ``None``: on CPU in float32 without ``compile`` when onnxruntime
