@@ -81,7 +81,7 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
         batch_size=args.reco_batch_size,
         compile="compile" in rung,
         channels_last=not args.nchw,
-        min_rows=getattr(args, "min_rows", 64),
+        min_rows=args.min_rows,
     )
     if "int8" in rung:
         det.model, reco.model = _int8(det.model), _int8(reco.model)

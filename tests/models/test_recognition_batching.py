@@ -91,7 +91,7 @@ def test_pool_pipelining_and_static_batches_change_nothing(plain: RecognitionPre
     assert serial(crops) == expected  # staging buffers reused across calls
     static = RecognitionPredictor(plain.model, arch=plain.arch, device=plain.device, dtype=torch.float32,
                                   batch_size=8, workers=3, rotate_tall=False, pad_batches=True)
-    padded = static(crops)  # batches padded to 8 rows, the batch size (compiled models): other batch shapes, same readings
+    padded = static(crops)  # padded to the batch size (8 < MIN_ROWS): other batch shapes, same readings
     assert [t for t, _ in padded] == [t for t, _ in expected]
     np.testing.assert_allclose([c for _, c in padded], [c for _, c in expected], atol=1e-5)
 
@@ -172,8 +172,7 @@ def test_pad_rows_repeats_the_last_row_up_to_a_power_of_two() -> None:
 
 def test_compiled_recognizer_builds_one_graph_per_bucket_for_any_batch_size() -> None:
     """Batches of 5, 70 and 130 crops of one width bucket (padded to 64, 128 and 256 rows) go through one
-    compiled graph (the batch dimension
-    is dynamic), and read as the eager model does."""
+    compiled graph (the batch dimension is dynamic), and read as the eager model does."""
     graphs = []
 
     def counting_backend(gm: torch.fx.GraphModule, example_inputs: list) -> object:
