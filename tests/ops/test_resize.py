@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from vision.ops.resize import resize_uint8, resize_weights
+from vision.ops.resize import resize_taps, resize_uint8, resize_weights
 
 
 def _images(shape: tuple[int, int]) -> list[np.ndarray]:
@@ -39,6 +39,15 @@ def test_weights_rows_sum_to_one_and_identity():
         assert w.shape == (dst, src)
         torch.testing.assert_close(w.sum(1), torch.ones(dst), atol=1e-5, rtol=0)
     torch.testing.assert_close(resize_weights(5, 5), torch.eye(5))
+
+
+def test_taps_are_the_weight_matrix_non_zeros():
+    for src, dst in [(1650, 1024), (1275, 791), (10, 3), (3, 10), (300, 640), (7, 1)]:
+        index, taps = resize_taps(src, dst)
+        assert index.shape == taps.shape and int(index.max()) < src
+        dense = torch.zeros(dst, src).scatter_add_(1, index, taps)
+        torch.testing.assert_close(dense, resize_weights(src, dst), atol=0, rtol=0)
+        assert index.shape[1] <= -(-src // dst) + 1  # a band: a few taps per output pixel
 
 
 def test_bad_input_is_rejected():

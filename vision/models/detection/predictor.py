@@ -215,13 +215,16 @@ class DetectionPredictor:
             return canvases, [_fit_into(image, canvas) for image, canvas in zip(images, canvases)]
         out = torch.full((len(images), shape[0], shape[1], 3), 255, dtype=torch.uint8, device=self.device)
         sizes = []
-        with warnings.catch_warnings():  # pages decoded by Pillow are read-only arrays; they are only read
-            warnings.simplefilter("ignore", UserWarning)
-            for j, image in enumerate(images):
-                nh, nw = fitted_size(image.shape[:2], shape)
-                page = torch.from_numpy(image).to(self.device, non_blocking=True)
-                out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != image.shape[:2] else page
-                sizes.append((nh, nw))
+        pinned = self.device.type == "cuda"
+        for j, image in enumerate(images):
+            nh, nw = fitted_size(image.shape[:2], shape)
+            # Staged in pinned memory: a DMA copy. From pageable memory the driver bounces the page through a
+            # staging buffer, which kept the copy engine ~0.7 ms per letter page (session 9 profile).
+            staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=pinned)
+            staged.numpy()[...] = image
+            page = staged.to(self.device, non_blocking=True)
+            out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != image.shape[:2] else page
+            sizes.append((nh, nw))
         return out, sizes
 
 
