@@ -168,6 +168,7 @@ def test_pad_rows_repeats_the_last_row_up_to_a_power_of_two() -> None:
     assert pad_rows(torch.rand(600, 2), 1000).shape == (1000, 2)  # at most the batch size
     assert pad_rows(torch.rand(256, 2), 1024).shape == (256, 2)  # already a power of two: unchanged
     assert pad_rows(torch.rand(3, 2), 8, minimum=8).shape == (8, 2)
+    assert pad_rows(torch.rand(0, 2), 1024).shape == (0, 2)  # nothing to repeat
 
 
 def test_compiled_recognizer_builds_one_graph_per_bucket_for_any_batch_size() -> None:

@@ -161,7 +161,7 @@ def pad_rows(x: torch.Tensor, cap: int, minimum: int = MIN_ROWS) -> torch.Tensor
     each ending in a mostly padded batch of 1024).
     """
     n = x.shape[0]
-    total = min(max(cap, n), max(minimum, 1 << (n - 1).bit_length()))
+    total = min(max(cap, n), max(minimum, 1 << (n - 1).bit_length())) if n else 0
     if total > n:
         x = torch.cat([x, x[-1:].expand(total - n, *x.shape[1:])])
     torch._dynamo.maybe_mark_dynamic(x, 0)
