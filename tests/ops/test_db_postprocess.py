@@ -127,3 +127,14 @@ def test_straight_boxes_match_the_polygon_offset_they_stand_for():
     assert len(expected) == len(out.boxes) > 10
     gap = np.abs(expected[:, None] - out.boxes[None]).max(-1) * 300  # [expected, found] in map pixels
     assert gap.min(axis=1).max() < 0.2 and gap.min(axis=0).max() < 0.2
+
+
+def test_region_score_is_the_mean_inside_the_contour():
+    rng = np.random.default_rng(3)
+    prob = rng.random((120, 160)).astype(np.float32)
+    contour = np.array([[[20, 30]], [[90, 25]], [[120, 80]], [[40, 100]]], np.int32)
+    mask = np.zeros(prob.shape, np.uint8)
+    cv2.fillPoly(mask, [contour], 1)
+    expected = float(prob[mask.astype(bool)].mean())
+    assert abs(region_score(prob, contour) - expected) < 1e-6
+    assert region_score(prob, contour, cv2.boundingRect(contour)) == region_score(prob, contour)

@@ -85,11 +85,12 @@ def unclip(polygon: np.ndarray, distance: float) -> np.ndarray:
     return np.asarray(largest, dtype=np.float64) / _CLIPPER_SCALE
 
 
-def region_score(prob: np.ndarray, contour: np.ndarray) -> float:
-    """Mean of ``prob (float[H, W])`` over the pixels inside ``contour (int[K, 1, 2])``."""
-    x, y, w, h = cv2.boundingRect(contour)
+def region_score(prob: np.ndarray, contour: np.ndarray, rect: tuple[int, int, int, int] | None = None) -> float:
+    """Mean of ``prob (float[H, W])`` over the pixels inside ``contour (int[K, 1, 2])``; ``rect`` is its
+    ``cv2.boundingRect`` when the caller has it already."""
+    x, y, w, h = rect if rect is not None else cv2.boundingRect(contour)
     mask = np.zeros((h, w), dtype=np.uint8)
-    cv2.fillPoly(mask, [contour - np.array([x, y])], 1)
+    cv2.fillPoly(mask, [contour], 1, offset=(-x, -y))
     return float(cv2.mean(prob[y : y + h, x : x + w], mask=mask)[0])
 
 
@@ -114,23 +115,23 @@ def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight:
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: params.max_candidates]
     quads, scores = [], []
     for contour in contours:
-        rect = cv2.minAreaRect(contour)
-        short = min(rect[1]) + 1.0  # contour points are pixel centres: the region is one pixel wider
+        short = min(cv2.minAreaRect(contour)[1]) + 1.0  # contour points are pixel centres: one pixel wider
         if short < params.min_size:
             continue
-        score = region_score(prob, contour)
+        x, y, bw, bh = rect = cv2.boundingRect(contour)
+        score = region_score(prob, contour, rect)
         if score < params.box_thresh:
             continue
         distance = params.unclip_ratio * short + params.pad
-        points = contour.reshape(-1, 2) + 0.5
         if straight and distance >= 0:
             # Growing with round joins is the Minkowski sum with a disk: its bounding box is the region's,
             # `distance` wider on every side (what pyclipper returns up to its 1/8 px grid), at no cost.
-            (x0, y0), (x1, y1) = points.min(axis=0) - distance, points.max(axis=0) + distance
-            quads.append(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+            # The region's points span pixel centres x + 0.5 .. x + bw - 0.5 (boundingRect counts pixels).
+            x0, y0, x1, y1 = x + 0.5 - distance, y + 0.5 - distance, x + bw - 0.5 + distance, y + bh - 0.5 + distance
+            quads.append(((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
             scores.append(score)
             continue
-        grown = unclip(points, distance)
+        grown = unclip(contour.reshape(-1, 2) + 0.5, distance)
         if len(grown) < 3:
             continue
         if straight:
@@ -144,7 +145,7 @@ def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight:
     if not quads:
         empty = np.zeros((0,), dtype=np.float32)
         return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32))
-    polys = np.stack(quads) / np.array([w, h])
+    polys = np.asarray(quads, dtype=np.float64) / np.array([w, h])
     polys = np.clip(polys, 0.0, 1.0).astype(np.float32)
     boxes = np.concatenate([polys.min(axis=1), polys.max(axis=1)], axis=1)
     order = np.lexsort((boxes[:, 0], boxes[:, 1]))
