@@ -198,7 +198,8 @@ class DeviceRecognizeStage:
 
     Args:
         predictor: the recognition predictor (its ``model``, ``device``, ``dtype``, ``batch_size``,
-            ``max_width``, ``pad_batches``, ``min_rows`` and ``rotate_tall`` are used; special crops go through it).
+            ``max_width``, ``pad_batches``, ``min_rows`` and ``rotate_tall`` are used; special crops go
+            through it).
         straight: boxes (``True``) or quads.
     """
 
