@@ -169,3 +169,23 @@ def test_device_resize_reads_pages_as_the_host_resize_does(small_predictor):
     np.testing.assert_allclose(out.boxes, ref.boxes, atol=2e-3)
     with pytest.raises(ValueError):
         detection_predictor(weights=None, device="cpu", resize="gpu")
+
+
+def test_pages_already_on_the_device_read_as_host_arrays():
+    """The OCR pipeline hands the detector pages it uploaded once (shared with the crop cutter): a uint8
+    ``[H, W, 3]`` tensor gives the boxes of the same page as an array, with either resize."""
+    from pathlib import Path
+
+    from PIL import Image
+
+    import vision.assets
+
+    page = np.array(Image.open(Path(vision.assets.__file__).with_name("sample_page.png")).convert("RGB"))
+    for resize in ("host", "device"):
+        predictor = detection_predictor(device="cpu", onnx=False, resize=resize)
+        ref, out = predictor([page])[0], predictor([torch.from_numpy(page)])[0]
+        assert len(ref) > 100
+        np.testing.assert_array_equal(out.boxes, ref.boxes)
+        np.testing.assert_array_equal(out.scores, ref.scores)
+        with pytest.raises(ValueError, match="uint8"):
+            predictor([torch.from_numpy(page).float()])

@@ -12,7 +12,7 @@ from vision.models.recognition.preprocess import batch_crops, resize_to_height
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
 from vision.pipelines.device import device_batches
-from vision.pipelines.ocr import ocr_predictor
+from vision.pipelines.ocr import DetectStage, OCRPredictor, ocr_predictor
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +140,40 @@ def test_device_batches_of_mixed_page_sizes_keep_the_order_and_pixels(monkeypatc
             assert [k for _, k in ref_keys] == [keys[j][1] for j in rows]
             torch.testing.assert_close(crops[rows], ref, rtol=0, atol=0)
             np.testing.assert_array_equal(widths[rows], ref_widths)
+
+
+def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypatch):
+    """With a detector that fits pages on the recognizer's device, each page crosses to the device once
+    (kept on the state for the crop cutter, dropped after recognition) and the words are those of the
+    pipeline that uploads twice."""
+    from vision.models.detection.predictor import detection_predictor
+    from vision.pipelines import device as device_mod
+
+    uploads = []
+    stage = device_mod._stage
+    monkeypatch.setattr(device_mod, "_stage", lambda image, dev: uploads.append(image) or stage(image, dev))
+    det = detection_predictor(device="cpu", onnx=False, resize="device")
+    pages = [render_page()[0], render_page(angle=0.0)[0]]
+    shared = ocr_predictor(det_predictor=det, reco_predictor=recognizer, crops_on_device=True)
+    assert shared.pipeline["detect"].device == torch.device("cpu")
+    twice = OCRPredictor(shared.pipeline.replace("detect", DetectStage(det)), shared.options)
+    a = shared(pages)
+    assert len(uploads) == 2 and all(u is p for u, p in zip(uploads, pages))
+    b = twice(pages)
+    assert len(uploads) == 4
+    assert len(list(a.words())) > 10
+    assert [(w.value, w.geometry, w.confidence) for w in a.words()] == [
+        (w.value, w.geometry, w.confidence) for w in b.words()
+    ]
+
+
+def test_device_page_is_uploaded_again_once_a_stage_replaces_the_image():
+    from vision.pipelines.device import device_page
+
+    image = np.zeros((5, 7, 3), np.uint8)
+    state = PageState(PageImage(image, "p", 0, image.shape[:2]), image)
+    first = device_page(state, torch.device("cpu"))
+    assert device_page(state, torch.device("cpu")) is first
+    state.image = np.rot90(image).copy()  # as the orientation and deskew stages do
+    turned = device_page(state, torch.device("cpu"))
+    assert turned is not first and tuple(turned.shape) == (7, 5, 3)

@@ -1,7 +1,8 @@
 """Crop and recognise on the recognizer's device: the ``crop`` + ``recognize`` stages for GPU pipelines.
 
 The host path cuts numpy crops and lets the recognition predictor resize, pad and decode them one by one.
-Here each page is uploaded once (uint8), and the crops of all same-size pages of a batch are cut *and*
+Here each page is uploaded once (uint8, :func:`device_page`, shared with a detector that fits pages on the
+same device), and the crops of all same-size pages of a batch are cut *and*
 resized to the recognizer's height in one kernel per width bucket (:func:`~vision.ops.crops.roi_crops`
 with the page as batch index; quads by :func:`~vision.ops.crops.warp_crops`, one call per page), padded
 with their own paper colour (per-crop median of the border, as
@@ -29,7 +30,7 @@ from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops,
 from vision.ops.ctc import ctc_best_path_packed
 from vision.pipelines.base import PageState
 
-__all__ = ["DeviceRecognizeStage", "best_paths", "device_batches"]
+__all__ = ["DeviceRecognizeStage", "best_paths", "device_batches", "device_page"]
 
 
 def _pixel_boxes(boxes: np.ndarray, h: int, w: int) -> np.ndarray:
@@ -68,19 +69,51 @@ def _page_groups(states: list[PageState], todo: dict[int, np.ndarray]) -> list[l
     return [g for groups in by_shape.values() for g in groups]
 
 
-def _upload(images: list[np.ndarray], device: torch.device) -> Tensor:
-    """Same-size ``uint8[H, W, 3]`` pages -> contiguous ``float[G, 3, H, W]`` on ``device``.
+def _stage(image: np.ndarray, device: torch.device) -> Tensor:
+    """``uint8[H, W, 3]`` host page -> the same on ``device``, copied from pinned memory on CUDA.
 
-    uint8 crosses the bus, from pinned memory on CUDA (one DMA copy that does not hold the host); the float
-    batch is made contiguous once here, since ``roi_align`` would otherwise copy a channels-last input to
-    contiguous memory on every call (once per width bucket).
+    A pinned source makes the upload one DMA copy that does not hold the host; from pageable memory the
+    driver bounces the page through a staging buffer (0.7 ms of copy engine per letter page, session 9).
     """
-    h, w, c = images[0].shape
-    staged = torch.empty((len(images), h, w, c), dtype=torch.uint8, pin_memory=device.type == "cuda")
-    for j, image in enumerate(images):
-        staged[j].numpy()[...] = image
-    pages = staged.to(device, non_blocking=True)
-    out = torch.empty((len(images), c, h, w), dtype=torch.float32, device=device)
+    if device.type == "cpu":
+        return torch.from_numpy(image.copy())  # owned and writable: the page array may be a read-only view
+    staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=device.type == "cuda")
+    staged.numpy()[...] = image
+    return staged.to(device, non_blocking=True)
+
+
+def _same_device(have: torch.device, want: torch.device) -> bool:
+    """Whether a tensor on ``have`` is on ``want`` (``cuda`` without an index means the current one)."""
+    if have.type != want.type:
+        return False
+    return want.index is None or have.index is None or have.index == want.index
+
+
+def device_page(state: PageState, device: torch.device) -> Tensor:
+    """``state.image`` as ``uint8[H, W, 3]`` on ``device``, uploaded once and shared by the stages.
+
+    The detector (fitting the page on the device) and the crop cutter both read the page there; the tensor
+    is kept on the state with the array it came from, so a stage that replaces ``state.image`` (orientation,
+    deskew) gets a fresh upload.
+    """
+    cached = state.device_image
+    if cached is not None and cached[0] is state.image and _same_device(cached[1].device, device):
+        return cached[1]
+    page = _stage(state.image, device)
+    state.device_image = (state.image, page)
+    return page
+
+
+def _upload(states: list[PageState], device: torch.device) -> Tensor:
+    """Same-size pages of ``states`` -> contiguous ``float[G, 3, H, W]`` on ``device``.
+
+    uint8 crosses the bus once per page (:func:`device_page`); the float batch is made contiguous once here,
+    since ``roi_align`` would otherwise copy a channels-last input to contiguous memory on every call (once
+    per width bucket).
+    """
+    pages = torch.stack([device_page(s, device) for s in states])  # [G, H, W, 3] uint8
+    g, h, w, c = pages.shape
+    out = torch.empty((g, c, h, w), dtype=torch.float32, device=device)
     return out.copy_(pages.permute(0, 3, 1, 2))
 
 
@@ -111,7 +144,7 @@ def _cut_group(
     Straight boxes of every page of the group are cut by one ``roi_align`` call per bucket (the page is the
     box's batch index); quads by one ``grid_sample`` call per page and bucket.
     """
-    pages = _upload([states[si].image for si in group], device)  # [G, 3, H, W]
+    pages = _upload([states[si] for si in group], device)  # [G, 3, H, W]
     parts = [(j, si, *_geometry(states[si], todo[si], straight)) for j, si in enumerate(group)]
     page = np.concatenate([np.full(len(widths), j) for j, _, _, widths in parts])
     state = np.asarray(group)[page]
@@ -242,6 +275,8 @@ class DeviceRecognizeStage:
                 for (si, k), text, conf in zip(keys[start : start + n], texts, confidences):
                     states[si].texts[k] = (text, float(conf))
         self._read_special(states, special)
+        for s in states:
+            s.device_image = None  # frees the device copy: later stages read the host image
         return states
 
     def _texts(self, logits: Tensor, frames: np.ndarray) -> tuple[list[str], np.ndarray]:

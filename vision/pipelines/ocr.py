@@ -129,13 +129,25 @@ def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
     return options.crops_on_device
 
 
+def _shared_upload(det_predictor: Callable, reco_predictor: Callable) -> torch.device | None:
+    """The device where the detector and the crop cutter can share one upload of each page: a detection
+    predictor that fits pages on the recognizer's device (else ``None``: the detector reads host arrays)."""
+    from vision.models.detection.predictor import DetectionPredictor
+
+    if isinstance(det_predictor, DetectionPredictor) and det_predictor.resize == "device":
+        if det_predictor.device == reco_predictor.device:  # type: ignore[attr-defined]
+            return det_predictor.device
+    return None
+
+
 def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable) -> Pipeline:
     """The standard stages for ``options`` around a detection and a recognition predictor.
 
     With crops on the device, one ``recognize`` stage cuts and reads (:mod:`vision.pipelines.device`).
     """
     straight = options.assume_straight_pages
-    detect = DetectStage(det_predictor)
+    on_device = _on_device(options, reco_predictor)
+    detect = DetectStage(det_predictor, device=_shared_upload(det_predictor, reco_predictor) if on_device else None)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
         ("text_layer", TextLayerStage(options.pdf_text)),
@@ -146,7 +158,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(("detect", detect))
     if not straight:
         stages.append(("deskew", DeskewStage(detect)))
-    if _on_device(options, reco_predictor):
+    if on_device:
         from vision.pipelines.device import DeviceRecognizeStage
 
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))

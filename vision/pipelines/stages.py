@@ -16,6 +16,7 @@ import numpy as np
 from vision.io.page import PageImage
 from vision.ops.crops import box_crops, polygon_crops
 from vision.pipelines.base import PageState
+from vision.pipelines.device import device_page
 from vision.pipelines.layout import LayoutOptions, build_blocks, find_regions
 from vision.pipelines.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.structures import Page, Word
@@ -30,15 +31,25 @@ def read_stage(pages: list[PageImage]) -> list[PageState]:
 
 
 class DetectStage:
-    """Fill ``boxes``, ``polygons`` and ``scores`` of pages that need OCR and are not detected yet."""
+    """Fill ``boxes``, ``polygons`` and ``scores`` of pages that need OCR and are not detected yet.
 
-    def __init__(self, predictor: Callable[[list[np.ndarray]], Sequence[Any]]) -> None:
-        self.predictor = predictor
+    Args:
+        predictor: pages -> detection results (the detection predictor contract).
+        device: hand the predictor each page uploaded to this device (:func:`~vision.pipelines.device.device_page`,
+            kept for the crop cutter) instead of the host array; for a predictor that fits pages there.
+    """
+
+    def __init__(self, predictor: Callable[[list[Any]], Sequence[Any]], *, device: Any = None) -> None:
+        self.predictor, self.device = predictor, device
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
         todo = [s for s in states if s.needs_ocr and s.boxes is None]
         if todo:
-            for state, res in zip(todo, self.predictor([s.image for s in todo])):
+            if self.device is None:
+                pages: list[Any] = [s.image for s in todo]
+            else:
+                pages = [device_page(s, self.device) for s in todo]
+            for state, res in zip(todo, self.predictor(pages)):
                 state.boxes = np.asarray(res.boxes, dtype=np.float32).reshape(-1, 4)
                 state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
                 state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)

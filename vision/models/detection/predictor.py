@@ -95,8 +95,12 @@ def _fit_into(image: np.ndarray, canvas: np.ndarray) -> tuple[int, int]:
     return nh, nw
 
 
-def _as_rgb(page: np.ndarray | PageImage) -> np.ndarray:
+def _as_rgb(page: np.ndarray | Tensor | PageImage) -> np.ndarray | Tensor:
     image = page.image if isinstance(page, PageImage) else page
+    if isinstance(image, Tensor):  # a page already uploaded: uint8 [H, W, 3] on the predictor's device
+        if image.dtype != torch.uint8 or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
+            raise ValueError(f"page tensors must be uint8 H x W x 3, got {image.dtype} of shape {tuple(image.shape)}")
+        return image
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
         raise ValueError(
             f"pages must be uint8 numpy arrays or PageImage, got {type(image).__name__}"
@@ -191,7 +195,9 @@ class DetectionPredictor:
         torch.cuda.current_stream(prob.device).synchronize()
         return host.numpy()
 
-    def __call__(self, pages: Sequence[np.ndarray | PageImage]) -> list[DetectionResult]:
+    def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage]) -> list[DetectionResult]:
+        """Word boxes of each page: ``uint8[H, W, 3]`` arrays, ``PageImage`` objects, or pages already on the
+        device as ``uint8[H, W, 3]`` tensors (fitted there when ``resize == "device"``)."""
         images = [_as_rgb(p) for p in pages]
         groups: dict[tuple[int, int], list[int]] = {}
         for i, img in enumerate(images):
@@ -207,25 +213,31 @@ class DetectionPredictor:
                     results[i] = DetectionResult(out.boxes, out.scores, out.polygons)
         return results  # type: ignore[return-value]
 
-    def _fit(self, images: list[np.ndarray], shape: tuple[int, int]) -> tuple[np.ndarray | Tensor, list[tuple[int, int]]]:
+    def _fit(
+        self, images: list[np.ndarray | Tensor], shape: tuple[int, int]
+    ) -> tuple[np.ndarray | Tensor, list[tuple[int, int]]]:
         """``uint8[B, H, W, 3]`` white canvases of ``shape`` with each page fitted in its top-left corner (a host
         array, or a tensor on the device when ``resize == "device"``) and the fitted ``(h', w')`` sizes."""
         if self.resize == "host":
             canvases = np.empty((len(images), shape[0], shape[1], 3), dtype=np.uint8)
-            return canvases, [_fit_into(image, canvas) for image, canvas in zip(images, canvases)]
+            hosted = [im.cpu().numpy() if isinstance(im, Tensor) else im for im in images]
+            return canvases, [_fit_into(image, canvas) for image, canvas in zip(hosted, canvases)]
         out = torch.full((len(images), shape[0], shape[1], 3), 255, dtype=torch.uint8, device=self.device)
         sizes = []
-        pinned = self.device.type == "cuda"
         for j, image in enumerate(images):
-            nh, nw = fitted_size(image.shape[:2], shape)
-            # Staged in pinned memory: a DMA copy. From pageable memory the driver bounces the page through a
-            # staging buffer, which kept the copy engine ~0.7 ms per letter page (session 9 profile).
-            staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=pinned)
-            staged.numpy()[...] = image
-            page = staged.to(self.device, non_blocking=True)
-            out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != image.shape[:2] else page
+            nh, nw = fitted_size(tuple(image.shape[:2]), shape)
+            page = image.to(self.device) if isinstance(image, Tensor) else self._upload(image)
+            out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != tuple(image.shape[:2]) else page
             sizes.append((nh, nw))
         return out, sizes
+
+    def _upload(self, image: np.ndarray) -> Tensor:
+        """A host page on the device, staged in pinned memory on CUDA: a DMA copy. From pageable memory the
+        driver bounces the page through a staging buffer, which kept the copy engine ~0.7 ms per letter page
+        (session 9 profile)."""
+        staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=self.device.type == "cuda")
+        staged.numpy()[...] = image
+        return staged.to(self.device, non_blocking=True)
 
 
 def _pick_device(device: str | torch.device | None) -> torch.device:
