@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=512, help="pages per rung (split over the workers)")
     parser.add_argument("--workers", type=int, default=4, help="processes sharing the GPU")
     parser.add_argument("--rungs", default=",".join(RUNGS), help=f"comma list of {', '.join(RUNGS)}")
-    parser.add_argument("--pages-per-batch", type=int, default=32)
+    parser.add_argument("--pages-per-batch", type=int, default=64,
+                        help="pages per predictor call: the recognizer batches the crops of all of them "
+                             "(64: 302.5 vs 279.0 pages/s at 32 on an H100, session 10)")
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
