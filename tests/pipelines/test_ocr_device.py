@@ -150,8 +150,8 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
     from vision.pipelines import device as device_mod
 
     uploads = []
-    stage = device_mod._stage
-    monkeypatch.setattr(device_mod, "_stage", lambda image, dev: uploads.append(image) or stage(image, dev))
+    upload = device_mod.to_device
+    monkeypatch.setattr(device_mod, "to_device", lambda image, dev: uploads.append(image) or upload(image, dev))
     det = detection_predictor(device="cpu", onnx=False, resize="device")
     pages = [render_page()[0], render_page(angle=0.0)[0]]
     shared = ocr_predictor(det_predictor=det, reco_predictor=recognizer, crops_on_device=True)

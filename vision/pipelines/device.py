@@ -28,6 +28,7 @@ from vision.models.recognition.preprocess import BUCKET, HEIGHT, STRIDE, pad_row
 from vision.models.recognition.vocab import decode
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
 from vision.ops.ctc import ctc_best_path_packed
+from vision.ops.transfer import to_device, to_host
 from vision.pipelines.base import PageState
 
 __all__ = ["DeviceRecognizeStage", "best_paths", "device_batches", "device_page"]
@@ -69,19 +70,6 @@ def _page_groups(states: list[PageState], todo: dict[int, np.ndarray]) -> list[l
     return [g for groups in by_shape.values() for g in groups]
 
 
-def _stage(image: np.ndarray, device: torch.device) -> Tensor:
-    """``uint8[H, W, 3]`` host page -> the same on ``device``, copied from pinned memory on CUDA.
-
-    A pinned source makes the upload one DMA copy that does not hold the host; from pageable memory the
-    driver bounces the page through a staging buffer (0.7 ms of copy engine per letter page, session 9).
-    """
-    if device.type == "cpu":
-        return torch.from_numpy(image.copy())  # owned and writable: the page array may be a read-only view
-    staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=device.type == "cuda")
-    staged.numpy()[...] = image
-    return staged.to(device, non_blocking=True)
-
-
 def _same_device(have: torch.device, want: torch.device) -> bool:
     """Whether a tensor on ``have`` is on ``want`` (``cuda`` without an index means the current one)."""
     if have.type != want.type:
@@ -99,7 +87,7 @@ def device_page(state: PageState, device: torch.device) -> Tensor:
     cached = state.device_image
     if cached is not None and cached[0] is state.image and _same_device(cached[1].device, device):
         return cached[1]
-    page = _stage(state.image, device)
+    page = to_device(state.image, device)
     state.device_image = (state.image, page)
     return page
 
@@ -197,17 +185,6 @@ def device_batches(
     return out
 
 
-def _to_host(*tensors: Tensor) -> list[np.ndarray]:
-    """Numpy copies of ``tensors``; from a GPU, all copied into pinned memory with one wait for the lot."""
-    if not tensors or tensors[0].device.type != "cuda":
-        return [t.cpu().numpy() for t in tensors]
-    host = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for t in tensors]
-    for h, t in zip(host, tensors):
-        h.copy_(t, non_blocking=True)
-    torch.cuda.current_stream(tensors[0].device).synchronize()
-    return [h.numpy() for h in host]
-
-
 def best_paths(logits: Tensor, lengths: np.ndarray, *, blank: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
     """Greedy CTC decoding of a batch with one wait for the device: the ids and confidences of
     :func:`~vision.ops.ctc.ctc_best_path`, decoded on the device by
@@ -222,7 +199,7 @@ def best_paths(logits: Tensor, lengths: np.ndarray, *, blank: int = 0) -> tuple[
     """
     frames = torch.from_numpy(np.asarray(lengths, dtype=np.int64)).to(logits.device, non_blocking=True)
     packed = ctc_best_path_packed(logits, blank=blank, lengths=frames)
-    ids, counts, confidence = _to_host(packed.ids, packed.lengths, packed.confidence)
+    ids, counts, confidence = to_host(packed.ids, packed.lengths, packed.confidence)
     return [row[:k] for row, k in zip(ids, counts.tolist())], confidence
 
 
@@ -289,7 +266,7 @@ class DeviceRecognizeStage:
         check = [j for j, text in enumerate(texts) if lexicon is not None and lexicon.needs_check(text)]
         if check:
             rows = torch.as_tensor(check, device=logits.device)
-            (log_probs,) = _to_host(logits[rows].float().log_softmax(-1))  # [len(check), T, C]
+            (log_probs,) = to_host(logits[rows].float().log_softmax(-1))  # [len(check), T, C]
             for r, j in enumerate(check):
                 texts[j] = lexicon.correct(texts[j], torch.from_numpy(log_probs[r, : int(frames[j])]))
         return texts, confidences

@@ -31,6 +31,7 @@ from vision.models._registry import default_model, get_entry, get_model
 from vision.models.detection.dbnet import DBNet, DBProbability
 from vision.ops.db_postprocess import DBParams, db_postprocess
 from vision.ops.resize import resize_uint8
+from vision.ops.transfer import to_device, to_host
 
 __all__ = [
     "DetectionResult",
@@ -187,13 +188,8 @@ class DetectionPredictor:
         From a GPU the maps come back in one copy into pinned memory (DMA straight into the array, no
         staging copy by the host); the host waits once per batch.
         """
-        prob = torch.as_tensor(self.model(self.preprocess(canvases)))[:, 0].float()
-        if prob.device.type != "cuda":
-            return prob.cpu().numpy()
-        host = torch.empty(prob.shape, dtype=prob.dtype, pin_memory=True)
-        host.copy_(prob, non_blocking=True)
-        torch.cuda.current_stream(prob.device).synchronize()
-        return host.numpy()
+        (prob,) = to_host(torch.as_tensor(self.model(self.preprocess(canvases)))[:, 0].float())
+        return prob
 
     def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage]) -> list[DetectionResult]:
         """Word boxes of each page: ``uint8[H, W, 3]`` arrays, ``PageImage`` objects, or pages already on the
@@ -226,18 +222,10 @@ class DetectionPredictor:
         sizes = []
         for j, image in enumerate(images):
             nh, nw = fitted_size(tuple(image.shape[:2]), shape)
-            page = image.to(self.device) if isinstance(image, Tensor) else self._upload(image)
+            page = image.to(self.device) if isinstance(image, Tensor) else to_device(image, self.device)
             out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != tuple(image.shape[:2]) else page
             sizes.append((nh, nw))
         return out, sizes
-
-    def _upload(self, image: np.ndarray) -> Tensor:
-        """A host page on the device, staged in pinned memory on CUDA: a DMA copy. From pageable memory the
-        driver bounces the page through a staging buffer, which kept the copy engine ~0.7 ms per letter page
-        (session 9 profile)."""
-        staged = torch.empty(image.shape, dtype=torch.uint8, pin_memory=self.device.type == "cuda")
-        staged.numpy()[...] = image
-        return staged.to(self.device, non_blocking=True)
 
 
 def _pick_device(device: str | torch.device | None) -> torch.device:
