@@ -151,7 +151,7 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
 
     uploads = []
     upload = device_mod.to_device
-    monkeypatch.setattr(device_mod, "to_device", lambda image, dev: uploads.append(image) or upload(image, dev))
+    monkeypatch.setattr(device_mod, "to_device", lambda im, dev: uploads.append(im) or upload(im, dev))
     det = detection_predictor(device="cpu", onnx=False, resize="device")
     pages = [render_page()[0], render_page(angle=0.0)[0]]
     shared = ocr_predictor(det_predictor=det, reco_predictor=recognizer, crops_on_device=True)

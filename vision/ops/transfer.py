@@ -18,7 +18,8 @@ __all__ = ["to_device", "to_host"]
 def to_device(array: np.ndarray, device: torch.device) -> Tensor:
     """A copy of ``array`` on ``device``: staged in pinned memory and queued without waiting on CUDA, an owned
     (writable) copy elsewhere."""
-    staged = torch.empty(array.shape, dtype=torch.from_numpy(np.empty(0, array.dtype)).dtype, pin_memory=device.type == "cuda")
+    dtype = torch.from_numpy(np.empty(0, array.dtype)).dtype
+    staged = torch.empty(array.shape, dtype=dtype, pin_memory=device.type == "cuda")
     staged.numpy()[...] = array
     return staged.to(device, non_blocking=True) if device.type != "cpu" else staged
 

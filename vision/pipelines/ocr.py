@@ -147,7 +147,8 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     """
     straight = options.assume_straight_pages
     on_device = _on_device(options, reco_predictor)
-    detect = DetectStage(det_predictor, device=_shared_upload(det_predictor, reco_predictor) if on_device else None)
+    shared = _shared_upload(det_predictor, reco_predictor) if on_device else None
+    detect = DetectStage(det_predictor, device=shared)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
         ("text_layer", TextLayerStage(options.pdf_text)),

@@ -35,8 +35,9 @@ class DetectStage:
 
     Args:
         predictor: pages -> detection results (the detection predictor contract).
-        device: hand the predictor each page uploaded to this device (:func:`~vision.pipelines.device.device_page`,
-            kept for the crop cutter) instead of the host array; for a predictor that fits pages there.
+        device: hand the predictor each page uploaded to this device
+            (:func:`~vision.pipelines.device.device_page`, kept for the crop cutter) instead of the host
+            array; for a predictor that fits pages there.
     """
 
     def __init__(self, predictor: Callable[[list[Any]], Sequence[Any]], *, device: Any = None) -> None:

@@ -100,7 +100,9 @@ def _as_rgb(page: np.ndarray | Tensor | PageImage) -> np.ndarray | Tensor:
     image = page.image if isinstance(page, PageImage) else page
     if isinstance(image, Tensor):  # a page already uploaded: uint8 [H, W, 3] on the predictor's device
         if image.dtype != torch.uint8 or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
-            raise ValueError(f"page tensors must be uint8 H x W x 3, got {image.dtype} of shape {tuple(image.shape)}")
+            raise ValueError(
+                f"page tensors must be uint8 H x W x 3, got {image.dtype} of shape {tuple(image.shape)}"
+            )
         return image
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
         raise ValueError(
