@@ -85,7 +85,9 @@ def unclip(polygon: np.ndarray, distance: float) -> np.ndarray:
     return np.asarray(largest, dtype=np.float64) / _CLIPPER_SCALE
 
 
-def region_score(prob: np.ndarray, contour: np.ndarray, rect: tuple[int, int, int, int] | None = None) -> float:
+def region_score(
+    prob: np.ndarray, contour: np.ndarray, rect: tuple[int, int, int, int] | None = None
+) -> float:
     """Mean of ``prob (float[H, W])`` over the pixels inside ``contour (int[K, 1, 2])``; ``rect`` is its
     ``cv2.boundingRect`` when the caller has it already."""
     x, y, w, h = rect if rect is not None else cv2.boundingRect(contour)
@@ -127,7 +129,8 @@ def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight:
             # Growing with round joins is the Minkowski sum with a disk: its bounding box is the region's,
             # `distance` wider on every side (what pyclipper returns up to its 1/8 px grid), at no cost.
             # The region's points span pixel centres x + 0.5 .. x + bw - 0.5 (boundingRect counts pixels).
-            x0, y0, x1, y1 = x + 0.5 - distance, y + 0.5 - distance, x + bw - 0.5 + distance, y + bh - 0.5 + distance
+            x0, y0 = x + 0.5 - distance, y + 0.5 - distance
+            x1, y1 = x + bw - 0.5 + distance, y + bh - 0.5 + distance
             quads.append(((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
             scores.append(score)
             continue

@@ -59,8 +59,9 @@ def resize_weights(src: int, dst: int, device: torch.device = _CPU) -> Tensor:
 
 @lru_cache(maxsize=32)
 def resize_taps(src: int, dst: int, device: torch.device = _CPU) -> tuple[Tensor, Tensor]:
-    """:func:`resize_weights` as taps: ``int64[dst, K]`` source indices and ``float32[dst, K]`` weights, ``K`` the
-    most source pixels any output pixel reads (the weights are banded); taps past the source weigh 0."""
+    """:func:`resize_weights` as taps: ``int64[dst, K]`` source indices and ``float32[dst, K]`` weights,
+    ``K`` the most source pixels any output pixel reads (the weights are banded); taps past the source
+    weigh 0."""
     weights = resize_weights(src, dst)
     nonzero = weights != 0
     k = int(nonzero.sum(1).max())

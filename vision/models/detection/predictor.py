@@ -176,10 +176,8 @@ class DetectionPredictor:
                 np.subtract(canvases[..., c], self._mean_np[c], out=out[:, c], dtype=np.float32)
                 out[:, c] *= self._inv_std_np[c]
             return torch.from_numpy(out).to(self.dtype)
-        x = torch.as_tensor(canvases)
-        if x.device.type == "cpu" and self.device.type == "cuda":
-            x = x.pin_memory()  # a DMA copy that does not hold the host, instead of a staged pageable one
-        x = x.to(self.device, non_blocking=True).permute(0, 3, 1, 2)  # an NHWC view of the uint8 canvases
+        x = to_device(canvases, self.device) if isinstance(canvases, np.ndarray) else canvases.to(self.device)
+        x = x.permute(0, 3, 1, 2)  # an NHWC view of the uint8 canvases
         x = ((x.float() - self._mean) / self._std).to(self.dtype)
         return x.contiguous(memory_format=torch.channels_last if self.channels_last else torch.contiguous_format)
 
@@ -262,8 +260,8 @@ def detection_predictor(
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights). ``None``: on CPU in float32 when onnxruntime is installed (2.5x faster than eager
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
-        resize: where pages are resized, ``"host"`` or ``"device"``; ``None``: ``"device"`` on CUDA (host cores
-            bound GPU throughput), ``"host"`` elsewhere.
+        resize: where pages are resized, ``"host"`` or ``"device"``; ``None``: ``"device"`` on CUDA (host
+            cores bound GPU throughput), ``"host"`` elsewhere.
         channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.layout`); ``None``: on CUDA.
     """
     arch = arch or default_model("detection")

@@ -1,10 +1,10 @@
 """``vision.recognition_predictor()``: word/line crops of any size in, ``(text, confidence)`` out.
 
 Pre-processing keeps each crop's aspect ratio (height 32, see :mod:`.preprocess`) and groups crops by
-width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every batch has one static width, which
-``torch.compile`` specialises on (with ``pad_batches``, the batch dimension is dynamic and rows are padded to a
-power of two, :func:`.preprocess.pad_rows`), and padding stays under 32 columns per crop (the padded frames are
-also excluded from decoding). Crops wider than ``max_width`` are split into overlapping chunks whose
+width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every
+batch has one static width, which ``torch.compile`` specialises on (with ``pad_batches``, the batch
+dimension is dynamic and rows are padded to a power of two, :func:`.preprocess.pad_rows`), and padding
+stays under 32 columns per crop (the padded frames are also excluded from decoding). Crops wider than ``max_width`` are split into overlapping chunks whose
 per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get
 squeezed. Tall crops (vertical text) are also read rotated by 90 degrees both ways and the most
 confident reading wins.
@@ -56,6 +56,7 @@ from vision.models.recognition.preprocess import (
     resized_widths,
 )
 from vision.ops.ctc import PackedPaths, ctc_best_path_packed
+from vision.ops.transfer import to_device
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -241,16 +242,16 @@ class RecognitionPredictor:
         n = len(widths)
         if isinstance(buffer, Packed):
             flat = buffer.flat.to(self.device, non_blocking=True)
-            meta = self._to_device(buffer.meta, self.device)
+            meta = to_device(buffer.meta, self.device)
             x = resize_packed(flat, meta, buffer.groups, height=HEIGHT, out_width=buffer.width)
         else:
             x = buffer.to(self.device, non_blocking=True)
-        x = pad_batch(x, self._to_device(widths, self.device))
+        x = pad_batch(x, to_device(widths, self.device))
         if self.pad_batches:  # compiled models: one graph per bucket, batch dimension dynamic
             x = pad_rows(x, self.batch_size, self.min_rows)
         logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
         logits = torch.as_tensor(logits)[:n].float()
-        paths = ctc_best_path_packed(logits, lengths=self._to_device(frames, logits.device))
+        paths = ctc_best_path_packed(logits, lengths=to_device(frames, logits.device))
         return (logits, paths.ids.to(torch.int16).to("cpu", non_blocking=True),
                 paths.confidence.to("cpu", non_blocking=True))
 
@@ -259,9 +260,9 @@ class RecognitionPredictor:
         """Best paths of the sequences made of frames ``flat`` (``[M, L]`` indices into the chosen ``rows`` of
         batch logits, stacked to ``[S, T, C]`` and flattened to ``[S * T, C]``), ``lengths`` (``[M]``) long."""
         device = rows[0][0].device
-        chunks = torch.cat([logits.index_select(0, self._to_device(r, device)) for logits, r in rows])
-        seqs = chunks.flatten(0, 1)[self._to_device(flat, device)]  # [M, L, C]
-        return ctc_best_path_packed(seqs, lengths=self._to_device(lengths, device))
+        chunks = torch.cat([logits.index_select(0, to_device(r, device)) for logits, r in rows])
+        seqs = chunks.flatten(0, 1)[to_device(flat, device)]  # [M, L, C]
+        return ctc_best_path_packed(seqs, lengths=to_device(lengths, device))
 
     def _log_probs(self, logits: torch.Tensor, rows: list[int]) -> torch.Tensor:
         """Host ``[k, T, C]`` log-softmax frames of a few ``rows`` of a finished batch's ``logits`` (on a side
@@ -272,11 +273,6 @@ class RecognitionPredictor:
             side = torch.cuda.stream(self._side)
         with side:
             return logits[rows].log_softmax(-1).cpu()
-
-    def _to_device(self, array: np.ndarray, device: torch.device) -> torch.Tensor:
-        """A small host array as a tensor on ``device`` without a blocking copy (through pinned memory)."""
-        t = torch.from_numpy(np.ascontiguousarray(array))
-        return t.pin_memory().to(device, non_blocking=True) if device.type == "cuda" else t.to(device)
 
     def _correct(self, read: np.ndarray, batch: _Batch, whole: np.ndarray) -> None:
         """Lexicon corrections, in place, of the whole-crop readings of a batch that need one (only their

@@ -151,8 +151,8 @@ def pad_batch(x: torch.Tensor, widths: torch.Tensor) -> torch.Tensor:
 
 
 def pad_rows(x: torch.Tensor, cap: int, minimum: int = MIN_ROWS) -> torch.Tensor:
-    """Repeat the last row of ``x [n, ...]`` up to the next power of two of rows (at least ``minimum``, at most
-    ``cap``, the batch size), and mark the batch dimension dynamic for ``torch.compile``.
+    """Repeat the last row of ``x [n, ...]`` up to the next power of two of rows (at least ``minimum``, at
+    most ``cap``, the batch size), and mark the batch dimension dynamic for ``torch.compile``.
 
     Why: a compiled recognizer then builds one graph per width bucket, cuDNN sees at most a handful of batch
     sizes per bucket (it builds plans per shape, ~0.3 s each on an H100), and a bucket's last, partial batch
