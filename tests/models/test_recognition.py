@@ -58,6 +58,25 @@ def test_transformer_padding_mask() -> None:
     assert not torch.allclose(plain[:, :10], masked[:, :10])
 
 
+def test_hybrid_starts_as_the_crnn_it_loads() -> None:
+    """The hybrid (CRNN trunk + zero-initialised Transformer blocks) built on a CRNN's weights reads exactly
+    as that CRNN; once its blocks are no longer zero it reads differently, through every block."""
+    from vision.training.checkpoint import load_matching
+
+    crnn = get_model("crnn_mobilenet_small", weights=None).eval()
+    hybrid = get_model("crnn_transformer_small", weights=None, rnn_hidden=160, depth=2).eval()
+    loaded, kept = load_matching(hybrid, crnn.state_dict())
+    assert len(loaded) == len(crnn.state_dict()) and {k.split(".")[0] for k in kept} == {"blocks"}
+    x = torch.rand(3, 3, 32, 96)
+    with torch.inference_mode():
+        torch.testing.assert_close(hybrid(x), crnn(x), rtol=0, atol=0)
+    with torch.no_grad():
+        for block in hybrid.blocks:
+            torch.nn.init.normal_(block.out.weight, std=0.02)
+        changed = hybrid(x)
+    assert changed.shape == (3, 24, NUM_CLASSES) and not torch.allclose(changed, crnn(x))
+
+
 def test_vocabulary() -> None:
     assert BLANK == 0 and NUM_CLASSES == len(VOCAB) + 1 and CHAR_TO_INDEX[VOCAB[0]] == 1
     for ch in "aZ09 ~éőŁß€£¥§°±×÷«»“”‘’–—" + CHECKBOX_EMPTY + CHECKBOX_CHECKED:

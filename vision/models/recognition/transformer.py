@@ -5,6 +5,11 @@ Tensor[N, W / 4, NUM_CLASSES]`` (batch first, class 0 = CTC blank), float RGB in
 by a depthwise 1-D convolution over the sequence (a conditional positional encoding), so any width works
 without a learned table, and ONNX export stays simple. An optional ``key_padding`` mask (``[N, T]``, True
 on padded columns) keeps attention off the padding of bucketed batches.
+
+With ``rnn_hidden > 0`` the encoder is a hybrid: the default CRNN's trunk (projection + BiLSTM, same module
+names, so its weights load as they are) and then Transformer blocks at width ``2 * rnn_hidden`` whose output
+projections start at zero. A fresh hybrid built on the CRNN's weights therefore computes exactly the CRNN, and
+training the blocks adds whole-word context on top of the recurrent reading instead of replacing it.
 """
 
 from __future__ import annotations
@@ -37,12 +42,14 @@ class TransformerConfig:
     dropout: float = 0.1
     num_classes: int = NUM_CLASSES
     height: int = 32
+    rnn_hidden: int = 0  # > 0: hybrid (module docstring); ``dim`` is then the BiLSTM's input width
+    rnn_layers: int = 2
 
 
 class _Block(nn.Module):
     """Pre-norm encoder layer: SDPA self-attention + GELU MLP, each with a residual."""
 
-    def __init__(self, dim: int, heads: int, mlp_ratio: float, dropout: float) -> None:
+    def __init__(self, dim: int, heads: int, mlp_ratio: float, dropout: float, zero_init: bool = False) -> None:
         super().__init__()
         self.heads, self.dropout = heads, dropout
         self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
@@ -50,6 +57,10 @@ class _Block(nn.Module):
         self.out = nn.Linear(dim, dim)
         hidden = int(dim * mlp_ratio)
         self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(dropout), nn.Linear(hidden, dim))
+        if zero_init:  # both residual branches start as zero: the block starts as the identity
+            for layer in (self.out, self.mlp[-1]):
+                nn.init.zeros_(layer.weight)
+                nn.init.zeros_(layer.bias)
 
     def forward(self, x: Tensor, mask: Tensor | None) -> Tensor:
         n, t, d = x.shape
@@ -61,22 +72,40 @@ class _Block(nn.Module):
 
 
 class TransformerRecognizer(nn.Module):
-    """Conv features -> projection + conv positional encoding -> SDPA encoder -> class logits."""
+    """Conv features -> projection + conv positional encoding (or the CRNN's BiLSTM) -> SDPA encoder -> logits."""
 
     def __init__(self, config: TransformerConfig = TransformerConfig()) -> None:
         super().__init__()
         self.config = config
         self.backbone = MobileNetV3Backbone(config.backbone)
-        self.proj = nn.Linear(self.backbone.out_channels, config.dim)
-        self.pos = nn.Conv1d(config.dim, config.dim, 5, padding=2, groups=config.dim)
-        self.blocks = nn.ModuleList(_Block(config.dim, config.heads, config.mlp_ratio, config.dropout)
+        hybrid = config.rnn_hidden > 0
+        width = 2 * config.rnn_hidden if hybrid else config.dim
+        self.rnn: nn.LSTM | None = None
+        if hybrid:  # the CRNN's names and layers (vision.models.recognition.crnn), so its weights load
+            self.proj: nn.Module = nn.Sequential(nn.Linear(self.backbone.out_channels, config.dim), nn.Hardswish())
+            self.rnn = nn.LSTM(config.dim, config.rnn_hidden, num_layers=config.rnn_layers, batch_first=True,
+                               bidirectional=True, dropout=config.dropout if config.rnn_layers > 1 else 0.0)
+        else:
+            self.proj = nn.Linear(self.backbone.out_channels, config.dim)
+            self.pos = nn.Conv1d(config.dim, config.dim, 5, padding=2, groups=config.dim)
+        self.blocks = nn.ModuleList(_Block(width, config.heads, config.mlp_ratio, config.dropout, zero_init=hybrid)
                                     for _ in range(config.depth))
-        self.norm = nn.LayerNorm(config.dim)
-        self.head = nn.Linear(config.dim, config.num_classes)
+        self.norm: nn.Module = nn.Identity() if hybrid else nn.LayerNorm(width)
+        self.head = nn.Linear(width, config.num_classes)
+
+    def _apply(self, fn, recurse=True):  # nn.Module's signature
+        """Keep the LSTM weights in one buffer after device or dtype moves (as the CRNN does)."""
+        out = super()._apply(fn, recurse)
+        if self.rnn is not None:
+            self.rnn.flatten_parameters()
+        return out
 
     def forward(self, images: Tensor, key_padding: Tensor | None = None) -> Tensor:
         x = self.proj(self.backbone(images))  # [N, T, D]
-        x = x + self.pos(x.transpose(1, 2)).transpose(1, 2)
+        if self.rnn is not None:
+            x, _ = self.rnn(x)  # [N, T, 2 * rnn_hidden]
+        else:
+            x = x + self.pos(x.transpose(1, 2)).transpose(1, 2)
         mask = None
         if key_padding is not None:  # [N, T] True = padding -> additive-free boolean "may attend" mask
             mask = (~key_padding)[:, None, None, :]  # [N, 1, 1, T]
