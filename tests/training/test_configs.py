@@ -13,6 +13,7 @@ from vision.models._registry import get_entry
 from vision.training.recognition import _config, add_arguments
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recognition_*.json"))
+PROBES = {"recognition_crnn_transformer_small_hybrid"}  # recipes of measured probes whose weights did not ship
 
 
 def test_configs_exist() -> None:
@@ -22,6 +23,7 @@ def test_configs_exist() -> None:
                                          "recognition_crnn_mobilenet_small_ft6", "recognition_crnn_mobilenet_small_ft7",
                                          "recognition_crnn_transformer_small",
                                          "recognition_crnn_transformer_small_ft",
+                                         "recognition_crnn_transformer_small_hybrid",
                                          "recognition_crnn_transformer_small_warm"]
 
 
@@ -30,11 +32,11 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert re.sub(r"_(ft\d*|warm)$", "", path.stem).endswith(cfg.arch)
+    assert re.sub(r"_(ft\d*|warm|hybrid)$", "", path.stem).endswith(cfg.arch)
     model = get_model(cfg.arch, weights=None, **cfg.model)
     params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights
-    if shipped is not None:  # the recipe of shipped weights builds exactly the shipped model
+    if shipped is not None and path.stem not in PROBES:  # a shipped recipe builds exactly the shipped model
         assert params == shipped.meta["num_params"]
     assert params > 1_000_000
 
