@@ -118,3 +118,15 @@ def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
     assert (
         third["step"] == 3 and third["optimizer"] == "restarted" and third["trained_s"] > summary["trained_s"]
     )
+    from safetensors.torch import load_file
+
+    weights = out / "det_db_mobilenet_v3_large.safetensors"
+    tuned = train(load_config(str(cfg_path), out_dir=str(tmp_path / "out4"), max_steps=1, init=str(weights)))
+    assert tuned["step"] == 1 and tuned["optimizer"] == "new" and tuned["trained_s"] < summary["trained_s"] + 60
+    start = load_file(str(weights))
+    after = load_file(str(tmp_path / "out4" / "det_db_mobilenet_v3_large.safetensors"))
+    assert start.keys() == after.keys()
+    # one step from the given weights, not from a random init: the weights moved by a small step
+    params = [k for k in start if "running_" not in k and start[k].is_floating_point()]
+    drift = max((after[k] - start[k]).abs().max().item() for k in params)
+    assert 0 < drift < 0.05

@@ -57,6 +57,7 @@ class TrainConfig:
     max_steps: int = 0
     out_dir: str = "runs/det"
     resume: str = ""
+    init: str = ""  # weights (safetensors) to fine-tune from: fresh optimizer and schedule; ignored on resume
     device: str = ""
 
 
@@ -145,6 +146,11 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.resume and Path(cfg.resume, "trainer.json").is_file():
         state.update(_resume(Path(cfg.resume), model, opt))
         state["resumes"] = int(state.get("resumes", 0)) + 1
+    elif cfg.init:
+        from safetensors.torch import load_file
+
+        model.load_state_dict(load_file(cfg.init))  # strict: a fine-tune starts from the whole model
+        print(f"initialised from {cfg.init}", flush=True)
     step, trained_before = int(state["step"]), float(state["trained_s"])
     run_model = torch.compile(model) if cfg.compile else model
     loader = DataLoader(
@@ -220,6 +226,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", dest="out_dir", default=None, help="output folder (checkpoint, weights, metrics)"
     )
     parser.add_argument("--resume", default=None, help="checkpoint folder to continue from")
+    parser.add_argument("--init", default=None, help="weights file (safetensors) to fine-tune from")
     parser.add_argument("--max-minutes", type=float, default=None, help="wall-time budget of this call")
     parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps (smoke tests)")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
@@ -239,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
     keys = (
         "out_dir",
         "resume",
+        "init",
         "max_minutes",
         "max_steps",
         "device",
