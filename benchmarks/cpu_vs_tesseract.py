@@ -199,8 +199,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['engine']:<16} {r['s_per_page']:>7.3f} {r['pages_per_s']:>8.3f} {r['det_f1']:>7.4f} "
             f"{r['e2e_f1']:>7.4f} {r['e2e_f1_iou03']:>7.4f} {r['cer']:>6.3f}"
         )
-    print(f"vision pages/s = {ratio:.2f} x Tesseract's as installed, {ratio_capped:.2f} x with its threads capped "
-          f"at {args.threads}")
+    print(f"vision pages/s = {ratio:.2f} x Tesseract's as installed, {ratio_capped:.2f} x with its threads "
+          f"capped at {args.threads}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     return 0

@@ -60,7 +60,7 @@ def test_transformer_padding_mask() -> None:
 
 def test_hybrid_starts_as_the_crnn_it_loads() -> None:
     """The hybrid (CRNN trunk + zero-initialised Transformer blocks) built on a CRNN's weights reads exactly
-    as that CRNN; once its blocks are no longer zero it reads differently, through every block."""
+    as that CRNN; once its blocks' output projections are no longer zero it reads differently."""
     from vision.training.checkpoint import load_matching
 
     crnn = get_model("crnn_mobilenet_small", weights=None).eval()

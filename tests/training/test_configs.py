@@ -13,7 +13,7 @@ from vision.models._registry import get_entry
 from vision.training.recognition import _config, add_arguments
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recognition_*.json"))
-PROBES = {"recognition_crnn_transformer_small_hybrid"}  # recipes of measured probes whose weights did not ship
+PROBES = {"recognition_crnn_transformer_small_hybrid"}  # measured probes' recipes; their weights did not ship
 
 
 def test_configs_exist() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from vision.training.detection import load_config, train
 from vision.training.detection_data import DataConfig, make_page, random_crops
@@ -118,11 +119,9 @@ def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
     assert (
         third["step"] == 3 and third["optimizer"] == "restarted" and third["trained_s"] > summary["trained_s"]
     )
-    from safetensors.torch import load_file
-
     weights = out / "det_db_mobilenet_v3_large.safetensors"
     tuned = train(load_config(str(cfg_path), out_dir=str(tmp_path / "out4"), max_steps=1, init=str(weights)))
-    assert tuned["step"] == 1 and tuned["optimizer"] == "new" and tuned["trained_s"] < summary["trained_s"] + 60
+    assert tuned["step"] == 1 and tuned["optimizer"] == "new"
     start = load_file(str(weights))
     after = load_file(str(tmp_path / "out4" / "det_db_mobilenet_v3_large.safetensors"))
     assert start.keys() == after.keys()

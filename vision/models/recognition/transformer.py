@@ -49,7 +49,8 @@ class TransformerConfig:
 class _Block(nn.Module):
     """Pre-norm encoder layer: SDPA self-attention + GELU MLP, each with a residual."""
 
-    def __init__(self, dim: int, heads: int, mlp_ratio: float, dropout: float, zero_init: bool = False) -> None:
+    def __init__(self, dim: int, heads: int, mlp_ratio: float, dropout: float,
+                 zero_init: bool = False) -> None:
         super().__init__()
         self.heads, self.dropout = heads, dropout
         self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
@@ -72,7 +73,7 @@ class _Block(nn.Module):
 
 
 class TransformerRecognizer(nn.Module):
-    """Conv features -> projection + conv positional encoding (or the CRNN's BiLSTM) -> SDPA encoder -> logits."""
+    """Conv features -> projection + positional conv (or the CRNN's BiLSTM) -> SDPA blocks -> class logits."""
 
     def __init__(self, config: TransformerConfig = TransformerConfig()) -> None:
         super().__init__()
@@ -82,18 +83,20 @@ class TransformerRecognizer(nn.Module):
         width = 2 * config.rnn_hidden if hybrid else config.dim
         self.rnn: nn.LSTM | None = None
         if hybrid:  # the CRNN's names and layers (vision.models.recognition.crnn), so its weights load
-            self.proj: nn.Module = nn.Sequential(nn.Linear(self.backbone.out_channels, config.dim), nn.Hardswish())
+            self.proj: nn.Module = nn.Sequential(nn.Linear(self.backbone.out_channels, config.dim),
+                                                 nn.Hardswish())
             self.rnn = nn.LSTM(config.dim, config.rnn_hidden, num_layers=config.rnn_layers, batch_first=True,
                                bidirectional=True, dropout=config.dropout if config.rnn_layers > 1 else 0.0)
         else:
             self.proj = nn.Linear(self.backbone.out_channels, config.dim)
             self.pos = nn.Conv1d(config.dim, config.dim, 5, padding=2, groups=config.dim)
-        self.blocks = nn.ModuleList(_Block(width, config.heads, config.mlp_ratio, config.dropout, zero_init=hybrid)
-                                    for _ in range(config.depth))
+        self.blocks = nn.ModuleList(
+            _Block(width, config.heads, config.mlp_ratio, config.dropout, zero_init=hybrid)
+            for _ in range(config.depth))
         self.norm: nn.Module = nn.Identity() if hybrid else nn.LayerNorm(width)
         self.head = nn.Linear(width, config.num_classes)
 
-    def _apply(self, fn, recurse=True):  # nn.Module's signature
+    def _apply(self, fn, recurse=True):  # untyped, as nn.Module's
         """Keep the LSTM weights in one buffer after device or dtype moves (as the CRNN does)."""
         out = super()._apply(fn, recurse)
         if self.rnn is not None:
