@@ -4,10 +4,10 @@ Pre-processing keeps each crop's aspect ratio (height 32, see :mod:`.preprocess`
 width into buckets (multiples of 32 px up to ``max_width``, by default the training width, 192): every
 batch has one static width, which ``torch.compile`` specialises on (with ``pad_batches``, the batch
 dimension is dynamic and rows are padded to a power of two, :func:`.preprocess.pad_rows`), and padding
-stays under 32 columns per crop (the padded frames are also excluded from decoding). Crops wider than ``max_width`` are split into overlapping chunks whose
-per-frame outputs are stitched (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get
-squeezed. Tall crops (vertical text) are also read rotated by 90 degrees both ways and the most
-confident reading wins.
+stays under 32 columns per crop (the padded frames are also excluded from decoding). Crops wider than
+``max_width`` are split into overlapping chunks whose per-frame outputs are stitched
+(``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get squeezed. Tall crops (vertical
+text) are also read rotated by 90 degrees both ways and the most confident reading wins.
 
 Resizing to height 32 runs where ``resize`` says. ``"host"`` (the default on the CPU, where ``cv2`` is the
 fastest): per crop, the host resizes (``cv2`` in a thread pool, into the batch's uint8 staging array).
