@@ -50,16 +50,39 @@ def _crop_set(root: Path, words: list[str]) -> Path:
     return root
 
 
-def test_load_skips_ignored_and_rejects_page_sets(tmp_path) -> None:
+def test_load_skips_ignored_crops(tmp_path) -> None:
     root = _crop_set(tmp_path / "set", ["Invoice", "TOTAL"])
     images, texts, ids = ev.load_crop_set(root)
     assert texts == ["Invoice", "TOTAL"] and ids == ["c000", "c001"] and images[0].shape[2] == 3
-    (tmp_path / "pages").mkdir()
-    (tmp_path / "pages" / "index.json").write_text(json.dumps({"kind": "page", "ids": []}))
-    with pytest.raises(ev.VisionError):
-        ev.load_crop_set(tmp_path / "pages")
-    with pytest.raises(ev.VisionError):
-        ev.load_crop_set(tmp_path / "missing")
+
+
+def _box(x0: int, y0: int, x1: int, y1: int) -> list[list[int]]:
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def test_page_sets_are_cut_into_word_crops(tmp_path) -> None:
+    """Each kept ground-truth word becomes its box + 2 px, clipped to the page; ignored, empty and degenerate
+    boxes are skipped."""
+    root = tmp_path / "pages"
+    (root / "images").mkdir(parents=True)
+    (root / "gt").mkdir()
+    page = np.full((120, 200, 3), 255, np.uint8)
+    word = render_word("TOTAL", size=22)
+    h, w = word.shape[:2]
+    page[40:40 + h, 30:30 + w] = word
+    Image.fromarray(page).save(root / "images" / "p0.png")
+    words = [{"text": "TOTAL", "polygon": _box(30, 40, 30 + w, 40 + h), "ignore": False},
+             {"text": "", "polygon": _box(0, 0, 20, 20), "ignore": False},
+             {"text": "x", "polygon": _box(100, 10, 120, 30), "ignore": True},
+             {"text": "edge", "polygon": _box(190, 100, 205, 125), "ignore": False},
+             {"text": "off", "polygon": _box(300, 300, 320, 320), "ignore": False}]
+    gt = {"id": "p0", "image": "images/p0.png", "width": 200, "height": 120, "level": "word", "words": words}
+    (root / "gt" / "p0.json").write_text(json.dumps(gt))
+    (root / "index.json").write_text(json.dumps({"set": "pages", "kind": "page", "level": "word", "ids": ["p0"]}))
+    images, texts, ids = ev.load_crop_set(root)
+    assert texts == ["TOTAL", "edge"] and ids == ["p0_w000", "p0_w003"]
+    np.testing.assert_array_equal(images[0], page[38:42 + h, 28:32 + w])
+    assert images[1].shape == (120 - 98, 200 - 188, 3)  # clipped to the page
 
 
 def test_cli_prints_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,9 @@
 
 ``vision eval recognition --data ../shared/data/words_dev [--json]``. Definitions (``shared/data/README.md``):
 whitespace is collapsed on both sides; word accuracy is the exact-match rate; CER is the total Levenshtein
-distance divided by the total number of ground-truth characters.
+distance divided by the total number of ground-truth characters. A page set (``--data
+../shared/data/funsd_dev``) is read as one crop per ground-truth word, cut as ``words_dev`` was: a larger
+sample of the same kind of crops.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.errors import VisionError
 from vision.evaluation.data import CropSample, open_set
 
 __all__ = ["TASK", "RecognitionScores", "add_arguments", "levenshtein", "load_crop_set", "run", "score_texts"]
@@ -70,32 +71,50 @@ def score_texts(predictions: Sequence[str], truths: Sequence[str]) -> Recognitio
     return RecognitionScores(len(truths), exact_ci / n, exact / n, errors / max(chars, 1), errors, chars)
 
 
-def load_crop_set(folder: str | Path, limit: int | None = None) -> tuple[list[np.ndarray], list[str], list[str]]:
-    """Read a ``kind: crop`` set (``index.json``, ``images/``, ``gt/``): RGB arrays, texts and ids.
+def load_crop_set(folder: str | Path, limit: int | None = None,
+                  margin: int = 2) -> tuple[list[np.ndarray], list[str], list[str]]:
+    """Read a set as crops, their texts and ids (``limit``: the first N crops of a crop set, pages of a page set).
 
-    Crops with no text left once ``ignore`` words are dropped are skipped (they count for nothing).
+    A ``kind: crop`` set is read as it is; crops with no text left once ``ignore`` words are dropped are skipped
+    (they count for nothing). A ``kind: page`` set is cut into one crop per ground-truth word (or line, on
+    line-level sets): its axis-aligned box grown by ``margin`` pixels and clipped to the page, the way
+    ``words_dev`` was cut from ``funsd_dev`` (box + 2 px). Ignored and empty words are skipped.
     """
     crops = open_set(folder, limit=limit)
-    if crops.kind != "crop":
-        raise VisionError(str(folder), f"expected a crop set, got kind={crops.kind!r}")
     images, texts, ids = [], [], []
-    for crop in crops:
-        if isinstance(crop, CropSample) and crop.text:
-            images.append(crop.load_image())
-            texts.append(crop.text)
-            ids.append(crop.id)
+    for sample in crops:
+        if isinstance(sample, CropSample):
+            if sample.text:
+                images.append(sample.load_image())
+                texts.append(sample.text)
+                ids.append(sample.id)
+            continue
+        page = sample.load_image()
+        h, w = page.shape[:2]
+        for i, word in enumerate(sample.words):
+            if word.ignore or not word.text.strip():
+                continue
+            x0, y0, x1, y1 = word.box
+            x0, y0 = max(0, int(np.floor(x0)) - margin), max(0, int(np.floor(y0)) - margin)
+            x1, y1 = min(w, int(np.ceil(x1)) + margin), min(h, int(np.ceil(y1)) + margin)
+            if x1 - x0 < 2 or y1 - y0 < 2:  # a degenerate box (or one off the page) holds no readable crop
+                continue
+            images.append(np.ascontiguousarray(page[y0:y1, x0:x1]))
+            texts.append(word.text)
+            ids.append(f"{sample.id}_w{i:03d}")
     return images, texts, ids
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """CLI options of ``vision eval recognition``."""
-    parser.add_argument("--data", required=True, help="crop set folder (e.g. ../shared/data/words_dev)")
+    parser.add_argument("--data", required=True, help="crop set folder (e.g. ../shared/data/words_dev), or a page "
+                        "set, read as one crop per ground-truth word or line (box + 2 px)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--arch", default=None, help="registered recognition model (default: the default one)")
     parser.add_argument("--weights", default="default", help='"default", a safetensors path, or "none"')
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--limit", type=int, default=None, help="score only the first N crops")
+    parser.add_argument("--limit", type=int, default=None, help="score only the first N crops (pages of a page set)")
     parser.add_argument("--errors", type=int, default=0, help="also print the first N misread crops")
     parser.add_argument("--lexicon", default="en", help='lexicon-aware decoding: a bundled lexicon ("en", the '
                         'predictor\'s default) or "none" for plain greedy CTC decoding')
