@@ -78,7 +78,8 @@ def test_page_sets_are_cut_into_word_crops(tmp_path) -> None:
              {"text": "off", "polygon": _box(300, 300, 320, 320), "ignore": False}]
     gt = {"id": "p0", "image": "images/p0.png", "width": 200, "height": 120, "level": "word", "words": words}
     (root / "gt" / "p0.json").write_text(json.dumps(gt))
-    (root / "index.json").write_text(json.dumps({"set": "pages", "kind": "page", "level": "word", "ids": ["p0"]}))
+    index = {"set": "pages", "kind": "page", "level": "word", "ids": ["p0"]}
+    (root / "index.json").write_text(json.dumps(index))
     images, texts, ids = ev.load_crop_set(root)
     assert texts == ["TOTAL", "edge"] and ids == ["p0_w000", "p0_w003"]
     np.testing.assert_array_equal(images[0], page[38:42 + h, 28:32 + w])

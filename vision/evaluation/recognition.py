@@ -73,12 +73,12 @@ def score_texts(predictions: Sequence[str], truths: Sequence[str]) -> Recognitio
 
 def load_crop_set(folder: str | Path, limit: int | None = None,
                   margin: int = 2) -> tuple[list[np.ndarray], list[str], list[str]]:
-    """Read a set as crops, their texts and ids (``limit``: the first N crops of a crop set, pages of a page set).
+    """Read a set as crops, their texts and ids (``limit``: the first N crops of a crop set, or pages).
 
-    A ``kind: crop`` set is read as it is; crops with no text left once ``ignore`` words are dropped are skipped
-    (they count for nothing). A ``kind: page`` set is cut into one crop per ground-truth word (or line, on
-    line-level sets): its axis-aligned box grown by ``margin`` pixels and clipped to the page, the way
-    ``words_dev`` was cut from ``funsd_dev`` (box + 2 px). Ignored and empty words are skipped.
+    A ``kind: crop`` set is read as it is; crops with no text left once ``ignore`` words are dropped are
+    skipped (they count for nothing). A ``kind: page`` set is cut into one crop per ground-truth word (or
+    line, on line-level sets): its axis-aligned box grown by ``margin`` pixels and clipped to the page, the
+    way ``words_dev`` was cut from ``funsd_dev`` (box + 2 px). Ignored and empty words are skipped.
     """
     crops = open_set(folder, limit=limit)
     images, texts, ids = [], [], []
@@ -107,14 +107,15 @@ def load_crop_set(folder: str | Path, limit: int | None = None,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """CLI options of ``vision eval recognition``."""
-    parser.add_argument("--data", required=True, help="crop set folder (e.g. ../shared/data/words_dev), or a page "
-                        "set, read as one crop per ground-truth word or line (box + 2 px)")
+    parser.add_argument("--data", required=True, help="crop set folder (e.g. ../shared/data/words_dev), or a "
+                        "page set, read as one crop per ground-truth word or line (box + 2 px)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--arch", default=None, help="registered recognition model (default: the default one)")
     parser.add_argument("--weights", default="default", help='"default", a safetensors path, or "none"')
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: cuda when available)")
     parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--limit", type=int, default=None, help="score only the first N crops (pages of a page set)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="score only the first N crops (pages of a page set)")
     parser.add_argument("--errors", type=int, default=0, help="also print the first N misread crops")
     parser.add_argument("--lexicon", default="en", help='lexicon-aware decoding: a bundled lexicon ("en", the '
                         'predictor\'s default) or "none" for plain greedy CTC decoding')

@@ -77,9 +77,10 @@ CRNN_MOBILENET_SMALL: Weights | None = Weights(
             "words_dev_lexicon_en": {"word_accuracy": 0.8813, "word_accuracy_cased": 0.8745, "cer": 0.0398,
                                      "decoding": "greedy + English lexicon (the predictor's default)",
                                      "command": "vision eval recognition --data ../shared/data/words_dev"},
-            "funsd_dev_words_lexicon_en": {"word_accuracy": 0.8782, "word_accuracy_cased": 0.8721, "cer": 0.0397,
-                                           "n": 21888, "decoding": "greedy + English lexicon",
-                                           "command": "vision eval recognition --data ../shared/data/funsd_dev"},
+            "funsd_dev_words_lexicon_en": {
+                "word_accuracy": 0.8782, "word_accuracy_cased": 0.8721, "cer": 0.0397, "n": 21888,
+                "decoding": "greedy + English lexicon",
+                "command": "vision eval recognition --data ../shared/data/funsd_dev"},
             "synthetic_val": {"word_accuracy": 0.9180, "cer": 0.0327, "n": 2048,
                               "note": "stage 5's validation set (seed 15; stage 3's weights read 0.9180 on "
                                       "stage 3's set, seed 4)"},
@@ -97,8 +98,8 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
         "steps": 55415,
         "samples_seen": 28372480,
         "train_minutes_gpu": 46.4,
-        "hardware": "stage 1: 1x NVIDIA H100, stage 2: 1x NVIDIA H200, stage 3: 1x NVIDIA H100 (2 calls of about "
-                    "9 min of training each per stage, resuming), 15 DataLoader workers",
+        "hardware": "stage 1: 1x NVIDIA H100, stage 2: 1x NVIDIA H200, stage 3: 1x NVIDIA H100 (2 calls of "
+                    "about 9 min of training each per stage, resuming), 15 DataLoader workers",
         "recipe": {
             "arch": "crnn_transformer_small",
             "model": {},
@@ -108,16 +109,16 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
             "command": "stage 1: python -m vision.training.recognition --config "
                        "configs/recognition_crnn_transformer_small_warm.json --init "
                        "vision/models/weights/reco_crnn_mobilenet_small.safetensors --max-minutes 9.05, then the "
-                       "same config with --resume <out>/checkpoint --max-minutes 9.3; stages 2 and 3: the same "
-                       "two calls with configs/recognition_crnn_transformer_small_ft.json, then _ft2.json, and "
-                       "--init <previous stage's weights>",
+                       "same config with --resume <out>/checkpoint --max-minutes 9.3; stages 2 and 3: the "
+                       "same two calls with configs/recognition_crnn_transformer_small_ft.json, then "
+                       "_ft2.json, and --init <previous stage's weights>",
             "config": {"batch_size": 512, "width": 192, "group_batches": 4, "lr": [0.0007, 0.0005, 0.0004],
                        "weight_decay": 0.01, "warmup_steps": [300, 200, 300],
-                       "schedule": "per stage: cosine over 17.5, 17.5 and 17 min of training time (15.3, 15.8 and "
-                                   "15.3 run)",
+                       "schedule": "per stage: cosine over 17.5, 17.5 and 17 min of training time (15.3, "
+                                   "15.8 and 15.3 run)",
                        "ema_decay": 0.999, "bf16": True, "optimizer": "AdamW(0.9, 0.99)", "grad_clip": 5.0,
-                       "synth": {"p_sliver": 0.4, "p_neighbours": 0.45, "p_mono": 0.5, "p_dust": [0.0, 0.15, 0.15],
-                                 "p_initials": [0.0, 0.0, 0.02]},
+                       "synth": {"p_sliver": 0.4, "p_neighbours": 0.45, "p_mono": 0.5,
+                                 "p_dust": [0.0, 0.15, 0.15], "p_initials": [0.0, 0.0, 0.02]},
                        "seed": [8, 10, 22]},
             "exported": "EMA weights, stored as float16",
         },
@@ -131,15 +132,15 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
                                      "decoding": "greedy + English lexicon (the predictor's default)",
                                      "command": "vision eval recognition --data ../shared/data/words_dev --arch "
                                                 "crnn_transformer_small"},
-            "funsd_dev_words_lexicon_en": {"word_accuracy": 0.8722, "word_accuracy_cased": 0.8661,
-                                           "cer": 0.0410, "n": 21888,
-                                           "decoding": "greedy + English lexicon",
-                                           "command": "vision eval recognition --data ../shared/data/funsd_dev "
-                                                      "--arch crnn_transformer_small"},
+            "funsd_dev_words_lexicon_en": {
+                "word_accuracy": 0.8722, "word_accuracy_cased": 0.8661, "cer": 0.0410, "n": 21888,
+                "decoding": "greedy + English lexicon",
+                "command": "vision eval recognition --data ../shared/data/funsd_dev --arch "
+                           "crnn_transformer_small"},
             "synthetic_val": {"word_accuracy": 0.9355, "cer": 0.0234, "n": 2048,
                               "note": "seed 22's validation set (stage 3 generator)"},
         },
-        "note": "less accurate than the default CRNN (87.2% vs 88.1% on words_dev) and slower on the CPU; stage 3 "
-                "added 0.4 points (86.8% -> 87.2%, CER 4.22% -> 4.14%)",
+        "note": "less accurate than the default CRNN (87.2% vs 88.1% on words_dev) and slower on the CPU; "
+                "stage 3 added 0.4 points (86.8% -> 87.2%, CER 4.22% -> 4.14%)",
     },
 )
