@@ -204,3 +204,31 @@ def test_training_logs_real_crop_validation(tmp_path, words_dir: Path) -> None:
     record = json.loads((out / "log.json").read_text())[-1]
     assert 0.0 <= record["real_word_acc"] <= 1.0 and record["real_cer"] >= 0.0
     assert {"val_word_acc", "real_word_acc_cased"} <= record.keys()
+
+
+class _FailingBackward(torch.autograd.Function):
+    """Identity forward whose backward raises, as Inductor's dynamic-width backward did on the H100."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        raise RuntimeError("shape '[1536, 256]' is invalid for input of size 32")
+
+
+def test_compiler_failure_in_backward_falls_back_to_eager(tmp_path, words_dir: Path, monkeypatch, capsys) -> None:
+    """A compiled step that fails in its backward is redone eagerly and training goes on (static shapes asked)."""
+    asked: list[dict] = []
+
+    def fake_compile(model: torch.nn.Module, **kwargs: object):
+        asked.append(kwargs)
+        return lambda images: _FailingBackward.apply(model(images))
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    out = _train(tmp_path, words_dir, "--max-steps", "3", compile=True)
+    log = json.loads((out / "log.json").read_text())
+    assert log[-1]["step"] == 3 and np.isfinite(log[-1]["val_cer"])
+    assert asked == [{"dynamic": False}]
+    assert "torch.compile failed (RuntimeError" in capsys.readouterr().out

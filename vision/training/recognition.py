@@ -250,7 +250,9 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         step_rate = _bench_step(model, next(batches), device, cfg)
         use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
     print(f"torch.compile: {use_compile}", flush=True)
-    step_fn = torch.compile(model) if use_compile else model
+    # Static shapes: batches come in a few bucket widths, one graph each. Inductor's dynamic-width backward of
+    # the Transformer failed on an H100 (session 12), and a handful of static graphs compile as fast.
+    step_fn = torch.compile(model, dynamic=False) if use_compile else model
     ema_params, params = list(ema.parameters()), list(model.parameters())
     out.mkdir(parents=True, exist_ok=True)
     log = {"step": step}
@@ -261,19 +263,14 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         batch = next(batches)
         wait += time.perf_counter() - t0
         images = batch.images.to(device, non_blocking=True).float().div_(255)
-        with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
-            try:
-                logits = step_fn(images)
-            except Exception as exc:  # a compiler failure must not cost the GPU window: fall back to eager
-                if step_fn is model:
-                    raise
-                print(f"torch.compile failed ({type(exc).__name__}: {exc}); continuing eager", flush=True)
-                step_fn = model
-                logits = model(images)
-        loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
-                        torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
+        try:
+            loss = _forward_backward(step_fn, images, batch, opt, device, cfg)
+        except Exception as exc:  # a compiler failure (forward or backward) must not cost the GPU window
+            if step_fn is model:
+                raise
+            print(f"torch.compile failed ({type(exc).__name__}: {exc}); continuing eager", flush=True)
+            step_fn = model
+            loss = _forward_backward(model, images, batch, opt, device, cfg)
         torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
         now = time.perf_counter()
         lr = sched.step(step, now - t_last)
@@ -306,6 +303,18 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
             return log
 
 
+def _forward_backward(step_fn: Any, images: torch.Tensor, batch: Any, opt: torch.optim.Optimizer,
+                      device: torch.device, cfg: RecognitionTrainConfig) -> torch.Tensor:
+    """One step's loss and gradients (the optimizer step is the caller's); returns the loss."""
+    with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
+        logits = step_fn(images)
+    loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
+                    torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long))
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    return loss
+
+
 def _bench_data(batches: Any, seconds: float, batch_size: int) -> float:
     """Print how fast the workers alone produce samples (the generator is usually the bottleneck)."""
     next(batches)
@@ -322,17 +331,12 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
     """Print the eager training-step speed on one resident batch (the GPU alone), restoring the weights."""
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt = _optimizer(model, cfg)
-    images, targets = batch.images.to(device).float() / 255, batch.targets.to(device)
-    frames = torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long)
+    images = batch.images.to(device).float() / 255
     for i in range(25):
         if i == 5:
             torch.cuda.synchronize() if device.type == "cuda" else None
             t0 = time.perf_counter()
-        with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
-            logits = model(images)
-        loss = ctc_loss(logits, targets, batch.lengths, frames)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
+        _forward_backward(model, images, batch, opt, device, cfg)
         opt.step()
     torch.cuda.synchronize() if device.type == "cuda" else None
     rate = 20 * len(batch.lengths) / (time.perf_counter() - t0)
@@ -341,10 +345,8 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
         from torch.profiler import ProfilerActivity, profile
 
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            for _ in range(3):
-                with torch.autocast("cuda", torch.bfloat16, enabled=cfg.bf16):
-                    logits = model(images)
-                ctc_loss(logits, targets, batch.lengths, frames).backward()
+            for _ in range(3):  # the training loop's own step: targets uploaded, lengths kept on the host
+                _forward_backward(model, images, batch, opt, device, cfg)
             torch.cuda.synchronize()
         names = [e.name for e in prof.events()]
         dtoh = sum("DtoH" in n or "Device -> Pageable" in n or "Device -> Pinned" in n for n in names)
