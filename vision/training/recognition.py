@@ -328,7 +328,7 @@ def _bench_data(batches: Any, seconds: float, batch_size: int) -> float:
 
 
 def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig) -> float:
-    """Print the eager training-step speed on one resident batch (the GPU alone), restoring the weights."""
+    """Print the eager training-step speed on one resident batch (no generator), restoring the weights."""
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt = _optimizer(model, cfg)
     images = batch.images.to(device).float() / 255
