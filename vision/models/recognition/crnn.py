@@ -32,25 +32,39 @@ class CRNNConfig:
     height: int = 32
 
 
-class CRNN(nn.Module):
+def recurrent_trunk(in_channels: int, proj: int, hidden: int, layers: int,
+                    dropout: float) -> tuple[nn.Sequential, nn.LSTM]:
+    """The CRNN's projection (Linear + Hardswish) and BiLSTM; the hybrid Transformer builds the same layers
+    under the same names, so a CRNN's weights load into it."""
+    return (nn.Sequential(nn.Linear(in_channels, proj), nn.Hardswish()),
+            nn.LSTM(proj, hidden, num_layers=layers, batch_first=True, bidirectional=True,
+                    dropout=dropout if layers > 1 else 0.0))
+
+
+class FlatLSTMModule(nn.Module):
+    """A module whose ``rnn`` (an ``nn.LSTM``, or ``None``) keeps its weights in one buffer after device or
+    dtype moves: otherwise cuDNN compacts them on every call (and warns that it does)."""
+
+    rnn: nn.LSTM | None
+
+    def _apply(self, fn, recurse=True):  # untyped, as nn.Module's
+        out = super()._apply(fn, recurse)
+        if self.rnn is not None:
+            self.rnn.flatten_parameters()
+        return out
+
+
+class CRNN(FlatLSTMModule):
     """Conv features -> linear projection -> BiLSTM -> per-column class logits (see module docstring)."""
 
     def __init__(self, config: CRNNConfig = CRNNConfig()) -> None:
         super().__init__()
         self.config = config
         self.backbone = MobileNetV3Backbone(config.backbone)
-        self.proj = nn.Sequential(nn.Linear(self.backbone.out_channels, config.proj), nn.Hardswish())
-        self.rnn = nn.LSTM(config.proj, config.hidden, num_layers=config.layers, batch_first=True,
-                           bidirectional=True, dropout=config.dropout if config.layers > 1 else 0.0)
+        self.proj, self.rnn = recurrent_trunk(self.backbone.out_channels, config.proj, config.hidden,
+                                              config.layers, config.dropout)
         self.dropout = nn.Dropout(config.dropout)
         self.head = nn.Linear(2 * config.hidden, config.num_classes)
-
-    def _apply(self, fn, recurse=True):  # noqa: ANN001, ANN202 - nn.Module's signature
-        """After a device or dtype move, put the LSTM weights back in one buffer: otherwise cuDNN compacts them
-        on every call (and warns that it does)."""
-        out = super()._apply(fn, recurse)
-        self.rnn.flatten_parameters()
-        return out
 
     def forward(self, images: Tensor) -> Tensor:
         x = self.proj(self.backbone(images))  # [N, T, proj]

@@ -21,6 +21,7 @@ from torch import Tensor, nn
 
 from vision.models._registry import register_model
 from vision.models.recognition.backbone import BackboneConfig, MobileNetV3Backbone
+from vision.models.recognition.crnn import FlatLSTMModule, recurrent_trunk
 from vision.models.recognition.vocab import NUM_CLASSES
 from vision.models.recognition.weights import CRNN_TRANSFORMER_SMALL
 
@@ -72,7 +73,7 @@ class _Block(nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
-class TransformerRecognizer(nn.Module):
+class TransformerRecognizer(FlatLSTMModule):
     """Conv features -> projection + positional conv (or the CRNN's BiLSTM) -> SDPA blocks -> class logits."""
 
     def __init__(self, config: TransformerConfig = TransformerConfig()) -> None:
@@ -81,12 +82,11 @@ class TransformerRecognizer(nn.Module):
         self.backbone = MobileNetV3Backbone(config.backbone)
         hybrid = config.rnn_hidden > 0
         width = 2 * config.rnn_hidden if hybrid else config.dim
-        self.rnn: nn.LSTM | None = None
-        if hybrid:  # the CRNN's names and layers (vision.models.recognition.crnn), so its weights load
-            self.proj: nn.Module = nn.Sequential(nn.Linear(self.backbone.out_channels, config.dim),
-                                                 nn.Hardswish())
-            self.rnn = nn.LSTM(config.dim, config.rnn_hidden, num_layers=config.rnn_layers, batch_first=True,
-                               bidirectional=True, dropout=config.dropout if config.rnn_layers > 1 else 0.0)
+        self.rnn = None
+        if hybrid:  # the CRNN's names and layers, so its weights load
+            self.proj: nn.Module
+            self.proj, self.rnn = recurrent_trunk(self.backbone.out_channels, config.dim, config.rnn_hidden,
+                                                  config.rnn_layers, config.dropout)
         else:
             self.proj = nn.Linear(self.backbone.out_channels, config.dim)
             self.pos = nn.Conv1d(config.dim, config.dim, 5, padding=2, groups=config.dim)
@@ -95,13 +95,6 @@ class TransformerRecognizer(nn.Module):
             for _ in range(config.depth))
         self.norm: nn.Module = nn.Identity() if hybrid else nn.LayerNorm(width)
         self.head = nn.Linear(width, config.num_classes)
-
-    def _apply(self, fn, recurse=True):  # untyped, as nn.Module's
-        """Keep the LSTM weights in one buffer after device or dtype moves (as the CRNN does)."""
-        out = super()._apply(fn, recurse)
-        if self.rnn is not None:
-            self.rnn.flatten_parameters()
-        return out
 
     def forward(self, images: Tensor, key_padding: Tensor | None = None) -> Tensor:
         x = self.proj(self.backbone(images))  # [N, T, D]
