@@ -8,6 +8,10 @@ budget runs out, so a run continues across 10-minute GPU calls.
 
 The learning rate follows warm-up + cosine over ``schedule_minutes`` of accumulated training *time* (stored in
 the checkpoint), so a fixed GPU budget always ends at the bottom of the schedule whatever the throughput.
+
+With ``teacher`` set, a trained recognizer of the same frame rate (by default the registry's shipped weights
+of that architecture) reads every batch too, and the student adds ``distill_weight`` x the frame-level
+KL to its teacher (:func:`~vision.training.losses.ctc_distillation`) to the CTC loss on the labels.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from vision.models.recognition.preprocess import STRIDE
 from vision.models.recognition.vocab import decode
 from vision.ops.ctc import ctc_best_path
 from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
-from vision.training.losses import ctc_loss
+from vision.training.losses import ctc_distillation, ctc_loss
 
 __all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "main", "run"]
 
@@ -62,6 +66,11 @@ class RecognitionTrainConfig:
     bf16: bool = True
     compile: bool | str = "auto"  # True, False, or "auto": only when the GPU step is slower than the generator
     freeze: tuple[str, ...] = ()  # submodules kept as loaded (e.g. "backbone"): no updates, BatchNorm stats fixed
+    teacher: str | None = None  # an architecture whose trained weights the student distils from (same frames)
+    teacher_model: dict[str, Any] = field(default_factory=dict)  # the teacher's builder overrides
+    teacher_weights: str | None = None  # safetensors file; None: the teacher architecture's shipped weights
+    distill_weight: float = 1.0
+    distill_temperature: float = 1.0
 
 
 class TimeCosine:
@@ -111,17 +120,37 @@ def _renderer(cfg: RecognitionTrainConfig):
     return MixedWords(words, pages, cfg.page_words)
 
 
-def _build(cfg: RecognitionTrainConfig) -> torch.nn.Module:
-    """The untrained model. If scanning every model family fails on a missing optional package (the GPU
+def _build(arch: str, overrides: dict[str, Any]) -> torch.nn.Module:
+    """An untrained ``arch``. If scanning every model family fails on a missing optional package (the GPU
     machine lacks e.g. pyclipper), fall back to registering just the recognition modules."""
     try:
-        return get_model(cfg.arch, weights=None, **cfg.model)
+        return get_model(arch, weights=None, **overrides)
     except ImportError:
         import vision.models.recognition.crnn
         import vision.models.recognition.transformer  # noqa: F401
         from vision.models._registry import _REGISTRY
 
-        return _REGISTRY[cfg.arch].builder(**cfg.model)
+        return _REGISTRY[arch].builder(**overrides)
+
+
+def _teacher(cfg: RecognitionTrainConfig, device: torch.device) -> torch.nn.Module | None:
+    """The frozen teacher of a distillation run (eval mode, no gradients), or ``None`` without one."""
+    if cfg.teacher is None:
+        return None
+    from vision.models._registry import _REGISTRY, load_weights
+
+    model = _build(cfg.teacher, dict(cfg.teacher_model))
+    if cfg.teacher_weights is not None:
+        state = load_weights(cfg.teacher_weights)
+    else:
+        shipped = _REGISTRY[cfg.teacher].weights
+        if shipped is None:
+            raise ValueError(f"teacher {cfg.teacher!r} ships no weights: set teacher_weights")
+        state = load_weights(shipped.path, sha256=shipped.sha256)
+    model.load_state_dict(state)
+    print(f"teacher: {cfg.teacher} ({cfg.teacher_weights or 'shipped weights'}), distill_weight "
+          f"{cfg.distill_weight}, temperature {cfg.distill_temperature}", flush=True)
+    return model.to(device).eval().requires_grad_(False)
 
 
 def _prefetch(cfg: RecognitionTrainConfig) -> int:
@@ -205,10 +234,11 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(cfg.seed)
     torch.backends.cudnn.benchmark = True  # one fixed input shape: let cuDNN pick its fastest kernels
-    model = _build(cfg).to(device).train()
+    model = _build(cfg.arch, cfg.model).to(device).train()
     if cfg.freeze:
         print(f"frozen: {len(freeze(model, cfg.freeze))} parameter tensors ({', '.join(cfg.freeze)})", flush=True)
-    ema = _build(cfg).to(device).eval().requires_grad_(False)
+    ema = _build(cfg.arch, cfg.model).to(device).eval().requires_grad_(False)
+    teacher = _teacher(cfg, device)
     opt = _optimizer(model, cfg)
     sched = TimeCosine(opt, cfg)
     step, history = 0, []
@@ -247,7 +277,7 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
     use_compile = cfg.compile is True
     if bench_seconds or cfg.compile == "auto":
         data_rate = _bench_data(batches, bench_seconds or 5.0, cfg.batch_size)
-        step_rate = _bench_step(model, next(batches), device, cfg)
+        step_rate = _bench_step(model, next(batches), device, cfg, teacher)
         use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
     print(f"torch.compile: {use_compile}", flush=True)
     # Static shapes: batches come in a few bucket widths, one graph each. Inductor's dynamic-width backward of
@@ -264,13 +294,13 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         wait += time.perf_counter() - t0
         images = batch.images.to(device, non_blocking=True).float().div_(255)
         try:
-            loss = _forward_backward(step_fn, images, batch, opt, device, cfg)
+            loss = _forward_backward(step_fn, images, batch, opt, device, cfg, teacher)
         except Exception as exc:  # a compiler failure (forward or backward) must not cost the GPU window
             if step_fn is model:
                 raise
             print(f"torch.compile failed ({type(exc).__name__}: {exc}); continuing eager", flush=True)
             step_fn = model
-            loss = _forward_backward(model, images, batch, opt, device, cfg)
+            loss = _forward_backward(model, images, batch, opt, device, cfg, teacher)
         torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
         now = time.perf_counter()
         lr = sched.step(step, now - t_last)
@@ -304,12 +334,19 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
 
 
 def _forward_backward(step_fn: Any, images: torch.Tensor, batch: Any, opt: torch.optim.Optimizer,
-                      device: torch.device, cfg: RecognitionTrainConfig) -> torch.Tensor:
+                      device: torch.device, cfg: RecognitionTrainConfig,
+                      teacher: torch.nn.Module | None = None) -> torch.Tensor:
     """One step's loss and gradients (the optimizer step is the caller's); returns the loss."""
     with torch.autocast(device.type, torch.bfloat16, enabled=cfg.bf16 and device.type == "cuda"):
         logits = step_fn(images)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = teacher(images)
     loss = ctc_loss(logits, batch.targets.to(device, non_blocking=True), batch.lengths,
                     torch.full((len(batch.lengths),), images.shape[-1] // STRIDE, dtype=torch.long))
+    if teacher is not None:
+        loss = loss + cfg.distill_weight * ctc_distillation(logits, taught, batch.lengths,
+                                                            temperature=cfg.distill_temperature)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     return loss
@@ -327,7 +364,8 @@ def _bench_data(batches: Any, seconds: float, batch_size: int) -> float:
     return rate
 
 
-def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig) -> float:
+def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: RecognitionTrainConfig,
+                teacher: torch.nn.Module | None = None) -> float:
     """Print the eager training-step speed on one resident batch (no generator), restoring the weights."""
     state = {k: v.clone() for k, v in model.state_dict().items()}
     opt = _optimizer(model, cfg)
@@ -336,7 +374,7 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
         if i == 5:
             torch.cuda.synchronize() if device.type == "cuda" else None
             t0 = time.perf_counter()
-        _forward_backward(model, images, batch, opt, device, cfg)
+        _forward_backward(model, images, batch, opt, device, cfg, teacher)
         opt.step()
     torch.cuda.synchronize() if device.type == "cuda" else None
     rate = 20 * len(batch.lengths) / (time.perf_counter() - t0)
@@ -346,7 +384,7 @@ def _bench_step(model: torch.nn.Module, batch: Any, device: torch.device, cfg: R
 
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             for _ in range(3):  # the training loop's own step: targets uploaded, lengths kept on the host
-                _forward_backward(model, images, batch, opt, device, cfg)
+                _forward_backward(model, images, batch, opt, device, cfg, teacher)
             torch.cuda.synchronize()
         names = [e.name for e in prof.events()]
         dtoh = sum("DtoH" in n or "Device -> Pageable" in n or "Device -> Pinned" in n for n in names)

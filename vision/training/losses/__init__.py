@@ -1,5 +1,6 @@
 """Training losses (one module per task)."""
 
 from vision.training.losses.ctc import ctc_loss
+from vision.training.losses.distill import ctc_distillation
 
-__all__ = ["ctc_loss"]
+__all__ = ["ctc_distillation", "ctc_loss"]
