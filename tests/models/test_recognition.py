@@ -58,6 +58,34 @@ def test_transformer_padding_mask() -> None:
     assert not torch.allclose(plain[:, :10], masked[:, :10])
 
 
+def test_transformer_local_window() -> None:
+    """``window``: a frame's encoding ignores frames farther than ``window`` per block (one block: a change
+    past the band leaves frame 0 as it was); a window spanning the whole sequence is global attention."""
+    from vision.models.recognition.transformer import _Block
+
+    torch.manual_seed(0)
+    model = get_model("crnn_transformer_small", weights=None, depth=1, window=3, dropout=0.0).eval()
+    x = torch.randn(1, 12, model.config.dim)
+    far = x.clone()
+    far[:, 4:] += 1.0
+    pos = torch.arange(12)
+    band = (pos[:, None] - pos[None, :]).abs() <= 3
+    block: _Block = model.blocks[0]
+    with torch.inference_mode():
+        torch.testing.assert_close(block(x, band)[:, 0], block(far, band)[:, 0])
+        assert not torch.allclose(block(x, None)[:, 0], block(far, None)[:, 0])
+        images = torch.rand(2, 3, 32, 64)  # 16 frames
+        wide = get_model("crnn_transformer_small", weights=None, window=16).eval()
+        glob = get_model("crnn_transformer_small", weights=None).eval()
+        glob.load_state_dict(wide.state_dict())
+        torch.testing.assert_close(wide(images), glob(images))
+        local = get_model("crnn_transformer_small", weights=None, window=2).eval()
+        local.load_state_dict(wide.state_dict())
+        assert not torch.allclose(local(images), glob(images))
+        masked = local(images, key_padding=torch.arange(16).expand(2, 16) >= 10)
+        assert torch.isfinite(masked).all()
+
+
 def test_hybrid_starts_as_the_crnn_it_loads() -> None:
     """The hybrid (CRNN trunk + zero-initialised Transformer blocks) built on a CRNN's weights reads exactly
     as that CRNN; once its blocks' output projections are no longer zero it reads differently."""

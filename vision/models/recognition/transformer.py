@@ -4,7 +4,10 @@ Same contract as :mod:`vision.models.recognition.crnn`: ``forward(images: Tensor
 Tensor[N, W / 4, NUM_CLASSES]`` (batch first, class 0 = CTC blank), float RGB in [0, 1]. Positions are given
 by a depthwise 1-D convolution over the sequence (a conditional positional encoding), so any width works
 without a learned table, and ONNX export stays simple. An optional ``key_padding`` mask (``[N, T]``, True
-on padded columns) keeps attention off the padding of bucketed batches.
+on padded columns) keeps attention off the padding of bucketed batches. ``window > 0`` makes attention local:
+each frame attends to the frames within ``window`` of it (a band mask), as SVTR's local mixing does, so
+marks far along the crop (slivers of neighbours, rules, specks) reach a frame only through the stacked
+blocks, as in a recurrent reader.
 
 With ``rnn_hidden > 0`` the encoder is a hybrid: the default CRNN's trunk (projection + BiLSTM, same module
 names, so its weights load as they are) and then Transformer blocks at width ``2 * rnn_hidden`` whose output
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
@@ -45,6 +49,7 @@ class TransformerConfig:
     height: int = 32
     rnn_hidden: int = 0  # > 0: hybrid (module docstring); ``dim`` is then the BiLSTM's input width
     rnn_layers: int = 2
+    window: int = 0  # > 0: each frame attends only to frames at most this far away (band mask)
 
 
 class _Block(nn.Module):
@@ -105,6 +110,10 @@ class TransformerRecognizer(FlatLSTMModule):
         mask = None
         if key_padding is not None:  # [N, T] True = padding -> additive-free boolean "may attend" mask
             mask = (~key_padding)[:, None, None, :]  # [N, 1, 1, T]
+        if self.config.window > 0:
+            pos = torch.arange(x.shape[1], device=x.device)
+            band = (pos[:, None] - pos[None, :]).abs() <= self.config.window  # [T, T]
+            mask = band if mask is None else mask & band
         for block in self.blocks:
             x = block(x, mask)
         return self.head(self.norm(x))  # [N, T, C]
