@@ -83,3 +83,18 @@ def test_degrade_profiles() -> None:
         assert out.shape == _page().shape
     with pytest.raises(ValueError):
         D.degrade(_page(), np.random.default_rng(1), "nope")
+
+
+def test_subset_fonts_requires_coverage_and_caps_families(tmp_path: Path) -> None:
+    """Fonts that cannot draw ``require`` are left out; ``per_family`` caps the files of one family; the
+    written fonts keep exactly the requested glyphs they have."""
+    from vision.training.synth.fonts import subset_fonts
+
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    families = {f.family for f in fonts}
+    assert len(fonts) > len(families)  # some family has several files (regular + bold at least)
+    assert subset_fonts(fonts, tmp_path / "none", "abc", require="中") == []
+    written = subset_fonts(fonts, tmp_path / "one", "abc", per_family=1)
+    assert len(written) == len(families)
+    assert {f.family for f in discover_fonts([tmp_path / "one"], include_system=False)} == families
+    assert all(font_covers(p, "abcd") == "abc" for p in written)

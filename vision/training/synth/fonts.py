@@ -9,6 +9,7 @@ on every machine that holds the same files.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,11 +150,23 @@ def font_covers(path: str | Path, chars: str) -> str:
     return "".join(c for c in chars if ord(c) in cmap)
 
 
-def subset_fonts(fonts: Sequence[FontInfo], out_dir: str | Path, chars: str) -> list[Path]:
+def subset_fonts(fonts: Sequence[FontInfo], out_dir: str | Path, chars: str, *,
+                 require: str = string.ascii_letters + string.digits,
+                 per_family: int | None = None) -> list[Path]:
     """Write copies of ``fonts`` reduced to the glyphs of ``chars`` (kerning kept) into ``out_dir``.
 
     A subset font is 5-20x smaller, so a few hundred fonts fit in the few MB carried to the GPU machine.
-    Fonts covering none of ``chars`` are skipped; file names are kept (style classification reads them).
+    File names are kept (style classification reads them).
+
+    Args:
+        fonts: candidates (e.g. :func:`discover_fonts` over unpacked Debian font packages).
+        out_dir: destination folder.
+        chars: the glyphs to keep (the recognition vocabulary).
+        require: characters every kept font must draw. Packages such as ``fonts-noto-core`` hold many
+            fonts of other scripts that draw only digits or punctuation of ``chars``; the renderer would
+            pick them for every text they cover, skewing digits toward those shapes.
+        per_family: keep at most this many files of one family (evenly spaced in name order), so that a
+            family shipped in dozens of widths and weights does not dominate the per-file font draw.
     """
     from fontTools import subset  # lazy: only carry preparation needs it
 
@@ -163,8 +176,15 @@ def subset_fonts(fonts: Sequence[FontInfo], out_dir: str | Path, chars: str) -> 
     options.layout_features = ["kern", "liga", "clig", "calt"]
     options.name_IDs = [1, 2]
     options.notdef_outline = True
+    kept = [f for f in fonts if not set(require) - set(font_covers(f.path, require))]
+    if per_family is not None:
+        families: dict[str, list[FontInfo]] = {}
+        for f in kept:
+            families.setdefault(f.family, []).append(f)
+        chosen = {f.path for group in families.values() for f in group[::-(-len(group) // per_family)]}
+        kept = [f for f in kept if f.path in chosen]
     written = []
-    for info in fonts:
+    for info in kept:
         covered = font_covers(info.path, chars)
         if not covered:
             continue
