@@ -14,7 +14,8 @@ from vision.training.recognition import _config, add_arguments
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recognition_*.json"))
 # measured probes' recipes; their weights did not ship
-PROBES = {"recognition_crnn_transformer_small_hybrid", "recognition_crnn_transformer_small_hybrid_ft"}
+PROBES = {"recognition_crnn_transformer_small_hybrid", "recognition_crnn_transformer_small_hybrid_ft",
+          "recognition_crnn_transformer_small_local"}
 
 
 def test_configs_exist() -> None:
@@ -23,10 +24,13 @@ def test_configs_exist() -> None:
                                          "recognition_crnn_mobilenet_small_ft4", "recognition_crnn_mobilenet_small_ft5",
                                          "recognition_crnn_mobilenet_small_ft6", "recognition_crnn_mobilenet_small_ft7",
                                          "recognition_crnn_transformer_small",
+                                         "recognition_crnn_transformer_small_fax",
                                          "recognition_crnn_transformer_small_ft",
                                          "recognition_crnn_transformer_small_ft2",
                                          "recognition_crnn_transformer_small_hybrid",
                                          "recognition_crnn_transformer_small_hybrid_ft",
+                                         "recognition_crnn_transformer_small_kd",
+                                         "recognition_crnn_transformer_small_local",
                                          "recognition_crnn_transformer_small_warm"]
 
 
@@ -35,7 +39,7 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert re.sub(r"(_(ft\d*|warm|hybrid))+$", "", path.stem).endswith(cfg.arch)
+    assert re.sub(r"(_(ft\d*|warm|hybrid|kd|local|fax))+$", "", path.stem).endswith(cfg.arch)
     model = get_model(cfg.arch, weights=None, **cfg.model)
     params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights
