@@ -137,7 +137,7 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
                 },
                 "command": "python -m vision.training.soup reco_crnn_transformer_small.safetensors stage3.safetensors "
                            "kd.safetensors fax.safetensors --dtype float16",
-                "fonts": "the session-13 carry: 238 files of 41 Debian font packages (see docs/models/recognition.md)",
+                "fonts": "the session-13 carry: 238 files of 37 Debian font packages (see docs/models/recognition.md)",
             },
             "exported": "EMA weights of each ingredient, stored as float16; the soup stored as float16",
         },
