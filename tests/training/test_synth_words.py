@@ -207,8 +207,8 @@ def test_training_logs_real_crop_validation(tmp_path, words_dir: Path) -> None:
 
 
 def test_training_distils_from_a_teacher(tmp_path, words_dir: Path, capsys) -> None:
-    """``teacher``: a trained recognizer's weights file (here a tiny random CRNN) reads every batch and the run
-    trains and saves as usual; a missing teacher file stops the run with the path named."""
+    """``teacher``: a trained recognizer's weights file (here a tiny random CRNN) reads every batch and the
+    run trains and saves as usual; a missing teacher file stops the run with the path named."""
     from safetensors.torch import save_file
 
     from vision.models import get_model
@@ -219,7 +219,8 @@ def test_training_distils_from_a_teacher(tmp_path, words_dir: Path, capsys) -> N
               "teacher_weights": str(tmp_path / "teacher.safetensors"), "distill_temperature": 2.0}
     out = _train(tmp_path, words_dir, "--max-steps", "2", **fields)
     log = json.loads((out / "log.json").read_text())
-    assert log[-1]["step"] == 2 and np.isfinite(log[-1]["val_cer"]) and (out / "weights.safetensors").is_file()
+    assert log[-1]["step"] == 2 and np.isfinite(log[-1]["val_cer"])
+    assert (out / "weights.safetensors").is_file()
     assert "teacher: crnn_mobilenet_small" in capsys.readouterr().out
     missing = str(tmp_path / "missing.safetensors")
     with pytest.raises(Exception, match="missing.safetensors"):

@@ -37,9 +37,10 @@ def uniform_soup(states: Sequence[Mapping[str, torch.Tensor]]) -> dict[str, torc
             raise ValueError(f"state {i} holds other tensors than state 0 (e.g. {diff})")
         for name, tensor in state.items():
             if tensor.shape != first[name].shape:
-                raise ValueError(f"{name}: shape {tuple(tensor.shape)} in state {i}, {tuple(first[name].shape)} in 0")
-    return {name: (torch.stack([s[name].float() for s in states]).mean(0) if value.is_floating_point() else value)
-            for name, value in first.items()}
+                raise ValueError(f"{name}: shape {tuple(tensor.shape)} in state {i}, "
+                                 f"{tuple(first[name].shape)} in state 0")
+    return {name: torch.stack([s[name].float() for s in states]).mean(0) if value.is_floating_point()
+            else value for name, value in first.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -122,22 +122,24 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
                                  "p_dust": [0.0, 0.15, 0.15], "p_initials": [0.0, 0.0, 0.02]},
                        "seed": [8, 10, 22]},
             "stage_4": {
-                "change": "a uniform soup (vision.training.soup) of three weights in one basin: stage 3 and two "
-                          "fine-tunes of it, averaged tensor by tensor (BatchNorm statistics included)",
+                "change": "a uniform soup (vision.training.soup) of three weights in one basin: stage 3 "
+                          "and two fine-tunes of it, averaged tensor by tensor (BatchNorm statistics "
+                          "included)",
                 "ingredients": {
                     "stage_3": "the weights shipped in session 12",
-                    "kd": "configs/recognition_crnn_transformer_small_kd.json: stage 3 + frame-level distillation "
-                          "from the shipped crnn_mobilenet_small (KL at temperature 2, weight 1, beside CTC), lr "
-                          "4e-4 on a 33-min cosine, seed 24; three calls resuming on the warm machine, 27,904 "
-                          "steps, 14.3M samples, 24.1 min (stopped at lr 7.4e-5)",
+                    "kd": "configs/recognition_crnn_transformer_small_kd.json: stage 3 + frame-level "
+                          "distillation from the shipped crnn_mobilenet_small (KL at temperature 2, weight "
+                          "1, beside CTC), lr 4e-4 on a 33-min cosine, seed 24; three calls resuming on the "
+                          "warm machine, 27,904 steps, 14.3M samples, 24.1 min (stopped at lr 7.4e-5)",
                     "fax": "configs/recognition_crnn_transformer_small_fax.json: stage 3 with the generator "
                            "weighted to faxes and low resolution (profiles clean/scan/fax/receipt/photo "
                            "0.05/0.4/0.35/0.1/0.1, p_low_res 0.8), lr 4e-4 on a 23-min cosine, seed 26; two "
                            "calls, 9,247 steps, 4.7M samples, 16.3 min (stopped at lr 8.5e-5)",
                 },
-                "command": "python -m vision.training.soup reco_crnn_transformer_small.safetensors stage3.safetensors "
-                           "kd.safetensors fax.safetensors --dtype float16",
-                "fonts": "the session-13 carry: 238 files of 37 Debian font packages (see docs/models/recognition.md)",
+                "command": "python -m vision.training.soup reco_crnn_transformer_small.safetensors "
+                           "stage3.safetensors kd.safetensors fax.safetensors --dtype float16",
+                "fonts": "the session-13 carry: 238 files of 37 Debian font packages (see "
+                         "docs/models/recognition.md)",
             },
             "exported": "EMA weights of each ingredient, stored as float16; the soup stored as float16",
         },
@@ -157,12 +159,13 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
                 "command": "vision eval recognition --data ../shared/data/funsd_dev --arch "
                            "crnn_transformer_small"},
             "synthetic_val": {"word_accuracy": 0.9258, "cer": 0.0259, "n": 2048,
-                              "note": "seed 22's validation set (stage 3 generator) rendered with the session-13 "
-                                      "font carry; stage 3 reads 0.9258 / CER 0.0267 on it, the CRNN 0.9180 / "
-                                      "0.0288"},
+                              "note": "seed 22's validation set (stage 3 generator) rendered with the "
+                                      "session-13 font carry; stage 3 reads 0.9258 / CER 0.0267 on it, the "
+                                      "CRNN 0.9180 / 0.0288"},
         },
-        "note": "less accurate than the default CRNN (87.5% vs 88.1% on words_dev, 87.4% vs 87.8% on the 21,888 "
-                "funsd_dev crops) and slower on the CPU; the stage-4 soup added 0.3 points on words_dev "
-                "(87.2% -> 87.5%, CER 4.14% -> 3.99%) and 0.2 on the funsd_dev crops (87.2% -> 87.4%)",
+        "note": "less accurate than the default CRNN (87.5% vs 88.1% on words_dev, 87.4% vs 87.8% on the "
+                "21,888 funsd_dev crops) and slower on the CPU; the stage-4 soup added 0.3 points on "
+                "words_dev (87.2% -> 87.5%, CER 4.14% -> 3.99%) and 0.2 on the funsd_dev crops (87.2% -> "
+                "87.4%)",
     },
 )

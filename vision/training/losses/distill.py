@@ -30,7 +30,8 @@ def ctc_distillation(student: Tensor, teacher: Tensor, target_lengths: Tensor, *
         The batch mean (a scalar, float32).
     """
     if student.shape != teacher.shape:
-        raise ValueError(f"student and teacher frames differ: {tuple(student.shape)} vs {tuple(teacher.shape)}")
+        raise ValueError(f"student and teacher frames differ: {tuple(student.shape)} vs "
+                         f"{tuple(teacher.shape)}")
     if temperature <= 0:
         raise ValueError(f"temperature must be positive, got {temperature}")
     log_s = F.log_softmax(student.float() / temperature, dim=-1)
