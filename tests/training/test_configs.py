@@ -31,6 +31,8 @@ def test_configs_exist() -> None:
                                          "recognition_crnn_transformer_small_hybrid_ft",
                                          "recognition_crnn_transformer_small_kd",
                                          "recognition_crnn_transformer_small_local",
+                                         "recognition_crnn_transformer_small_short",
+                                         "recognition_crnn_transformer_small_shortfax",
                                          "recognition_crnn_transformer_small_warm"]
 
 
@@ -39,7 +41,7 @@ def test_recognition_config_builds_its_model(path: Path) -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert re.sub(r"(_(ft\d*|warm|hybrid|kd|local|fax))+$", "", path.stem).endswith(cfg.arch)
+    assert re.sub(r"(_(ft\d*|warm|hybrid|kd|local|fax|short|shortfax))+$", "", path.stem).endswith(cfg.arch)
     model = get_model(cfg.arch, weights=None, **cfg.model)
     params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import torch
 
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB, encode
 from vision.training.losses import ctc_loss
-from vision.training.synth.corpus import Corpus, TextSampler, prepare_word_lists
+from vision.training.synth.corpus import Corpus, TextSampler, prepare_word_lists, short_token
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.glyphs import GlyphCache
 from vision.training.synth.word_batches import SyntheticWordBatches, collate_words
@@ -86,6 +87,18 @@ def test_initials_are_a_capital_and_a_period(words_dir: Path) -> None:
     texts = [render(np.random.default_rng(i))[1] for i in range(60)]
     initials = [t for t in texts if len(t) == 2 and t[1] == "." and t[0].isupper()]
     assert 15 <= len(initials) <= 45 and len(set(initials)) > 5
+
+
+def test_short_tokens_are_one_or_two_characters_in_vocabulary(words_dir: Path) -> None:
+    tokens = [short_token(np.random.default_rng(i)) for i in range(2000)]
+    assert all(t and set(t) <= set(VOCAB) for t in tokens)
+    lengths = Counter(len(t) for t in tokens)
+    assert lengths[1] > 600 and lengths[2] > 400 and max(lengths) <= 4
+    assert {"mm", "$", "-", "No"} <= set(tokens)
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    render = WordRenderer(fonts, TextSampler(Corpus.from_dir(words_dir)), WordSynthConfig(max_width=192, p_short=0.5))
+    texts = [render(np.random.default_rng(i))[1] for i in range(80)]
+    assert 20 <= sum(len(t) <= 2 for t in texts) <= 70
 
 
 def test_edge_cuts_clip_the_words_own_ink() -> None:

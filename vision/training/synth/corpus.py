@@ -20,7 +20,8 @@ import numpy as np
 
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB, normalize_text
 
-__all__ = ["COMMON_WORDS", "FORM_WORDS", "Corpus", "TextSampler", "load_word_lists", "prepare_word_lists"]
+__all__ = ["COMMON_WORDS", "FORM_WORDS", "Corpus", "TextSampler", "load_word_lists", "prepare_word_lists",
+           "short_token"]
 
 # The most frequent English words (function words dominate real running text; dictionaries under-sample them).
 COMMON_WORDS = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not", "he", "I", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "they", "you", "were", "her", "she", "there", "been", "one", "all", "we", "their", "has", "would", "when", "if", "so", "no", "will", "more", "can", "its", "who", "may", "any", "other", "some", "these", "than", "into", "two", "our", "only", "also", "do", "new", "after", "up", "out", "what", "time", "about", "them", "me", "my", "made", "first", "per", "each", "should", "such", "must", "shall", "under", "over", "both", "through", "between", "before", "where", "most", "well", "very", "same", "year", "please", "see", "re", "cc", "enclosed", "attached", "above", "below", "following", "subject", "dear", "sincerely", "yours", "regards", "thank", "report", "study", "data", "test", "results", "sample", "product", "brand", "market", "sales", "program", "plan", "review", "approved", "date"]
@@ -35,6 +36,14 @@ _PREFIX_P = np.array([30, 12, 5, 5, 2, 8, 6, 4, 4, 1, 2, 2], float)
 _PUNCT_RUNS = (":", "-", "&", "%", "/", "*", "...", "--", "(", ")", "#", '"', "'", "x", "X", ".", ",", "+",
                "=", "$", "@", "!", "?", ";", "_", "__", "___", "–", "—", "§", "°", "±", "×", "÷", "€", "£", "¥",
                "«", "»", "“", "”", "‘", "’", "[", "]", "{", "}", "<", ">", "|", "\\", "^", "~", "`")
+# Forms and tables are full of one- and two-character boxes: units, currency and bullet signs, row numbers,
+# abbreviations. The word mix draws them rarely, so `short_token` draws them on their own (`p_short`).
+_SHORT_SIGNS = "$%#*-.,:;/()&@+=<>!?'\"_~§°×€£"
+_SHORT_WORDS = ("mm", "cm", "km", "kg", "mg", "ml", "lb", "lbs", "oz", "ft", "in", "yd", "g", "m", "%", "No", "Nr",
+                "Dr", "Mr", "Ms", "Jr", "Sr", "St", "AM", "PM", "OK", "ID", "PO", "NA", "N/A", "vs", "cc", "Co", "Inc",
+                "II", "III", "IV", "VI", "ea", "pc", "pcs", "qt", "hr", "min", "sec", "wk", "yr", "mo", "oz.", "lb.",
+                "an", "as", "at", "be", "by", "do", "go", "he", "if", "is", "it", "me", "my", "of", "on", "or", "so",
+                "to", "up", "us", "we")
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 _TLDS = ("com", "org", "net", "edu", "gov", "de", "fr", "co.uk", "io", "my", "eu")
 
@@ -257,3 +266,23 @@ class TextSampler:
 
     def _checkbox(self, rng: np.random.Generator) -> str:
         return CHECKBOX_CHECKED if rng.random() < 0.45 else CHECKBOX_EMPTY
+
+
+def short_token(rng: np.random.Generator) -> str:
+    """One or two characters (rarely three) as forms and tables print them alone: a sign (``$``, ``-``,
+    ``*``), a letter or digit, a unit or abbreviation (``mm``, ``No``), or a short number with its sign
+    (``5%``, ``$5``, ``(3)``, ``.08``)."""
+    r = rng.random()
+    if r < 0.3:
+        return normalize_text(_pick(rng, _SHORT_SIGNS))
+    if r < 0.5:
+        return _pick(rng, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    if r < 0.75:
+        word = _pick(rng, _SHORT_WORDS)
+        c = rng.random()
+        word = word.upper() if c < 0.25 else word.title() if c < 0.4 else word
+        return word + "." if rng.random() < 0.1 and not word.endswith(".") else word
+    digits = _digits(rng, int(rng.integers(1, 3)))
+    fmt = _pick(rng, ("{}", "{}", "{}.", "{}%", "${}", "#{}", "({})", "{})", ".{}", "-{}", "+{}", "x{}", "{}*",
+                      "{}-", "*{}"))
+    return fmt.format(digits)

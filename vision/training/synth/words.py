@@ -19,7 +19,7 @@ import numpy as np
 from vision.models.recognition.preprocess import HEIGHT, resize_to_height
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB
 from vision.training.synth import degrade as D
-from vision.training.synth.corpus import TextSampler
+from vision.training.synth.corpus import TextSampler, short_token
 from vision.training.synth.fonts import FontInfo, font_covers
 from vision.training.synth.glyphs import GlyphCache, TextMask
 
@@ -51,6 +51,7 @@ class WordSynthConfig:
     p_mono: float = 0.3  # extra weight for monospaced/typewriter fonts (typed forms)
     p_dust: float = 0.0  # chance of a few unlabelled ink specks around the word (photocopy dust)
     p_initials: float = 0.0  # share of texts that are a name's initial ("J."), the letter and period alone
+    p_short: float = 0.0  # share of texts that are one or two characters alone ("mm", "$", "-", "5%")
     p_edge_cut: float = 0.0  # per side, chance that the box cuts into the word's own ink (label unchanged)
     profiles: tuple[tuple[str, float], ...] = (("clean", 0.15), ("scan", 0.45), ("fax", 0.2),
                                                ("receipt", 0.1), ("photo", 0.1))
@@ -97,7 +98,12 @@ class WordRenderer:
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, str]:
         cfg = self.config
         for _ in range(8):
-            text = _initial(rng) if cfg.p_initials and rng.random() < cfg.p_initials else self.sampler(rng)
+            if cfg.p_initials and rng.random() < cfg.p_initials:
+                text = _initial(rng)
+            elif cfg.p_short and rng.random() < cfg.p_short:
+                text = short_token(rng)
+            else:
+                text = self.sampler(rng)
             img = self.render(text, rng)
             if img is not None:
                 return img, text
