@@ -4,6 +4,7 @@
     python benchmarks/recognition.py --data ../shared/data/words_dev --limit 2000
     python benchmarks/recognition.py --device cuda --limit 20000 --batch-size 1024   # GPU ladder (bf16, compile)
     python benchmarks/recognition.py --host-profile --limit 4000 --batch-size 1024  # host us/crop, on the CPU
+    python benchmarks/recognition.py --arch crnn_transformer_small ...   # another registered recognizer
 
 Every row times the whole predictor call, from a list of variable-size numpy crops to texts (resize,
 bucketing, padding, model, CTC decoding) after a warm-up call (which also compiles), with
@@ -49,6 +50,10 @@ def rendered_crops(n: int, seed: int = 0) -> list[np.ndarray]:
 
     rng = np.random.default_rng(seed)
     fonts = sorted(Path("/usr/share/fonts/truetype/dejavu").glob("*.ttf"))
+    if not fonts:  # machines without the Debian package: matplotlib bundles the same DejaVu family
+        import matplotlib
+
+        fonts = sorted(Path(matplotlib.get_data_path(), "fonts", "ttf").glob("DejaVu*.ttf"))
     loaded: dict[tuple[int, int], ImageFont.FreeTypeFont] = {}  # (font, size) -> font: loading dominates
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.,:-/$%()"
     crops = []
@@ -258,6 +263,7 @@ class _Rows(list):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--arch", default=None, help="registered recognition model (default: the default one)")
     parser.add_argument("--data", default=None, help="a crop set (e.g. ../shared/data/words_dev); default: rendered")
     parser.add_argument("--limit", type=int, default=2000)
     parser.add_argument("--batch-size", type=int, default=128)
@@ -283,17 +289,19 @@ def main() -> int:
 
     def make(**kw: object) -> RecognitionPredictor:  # eager PyTorch, greedy decoding unless told otherwise
         kw = {"onnx": False, "lexicon": None, "resize": "host", **kw}
-        return recognition_predictor(device=device, batch_size=args.batch_size, rotate_tall=False, **kw)
+        return recognition_predictor(args.arch, device=device, batch_size=args.batch_size, rotate_tall=False, **kw)
 
     rows = _Rows()
-    naive_rate, ref = time_predictor(make(bucket=192), crops, args.repeat)
+    baseline = make(bucket=192)
+    arch = baseline.arch
+    naive_rate, ref = time_predictor(baseline, crops, args.repeat)
     rows.append(("fp32 eager, pad to max width (baseline)", naive_rate, padding_fraction(crops, 192), 1.0))
     rate, texts = time_predictor(make(), crops, args.repeat)
     agree = lambda t: sum(a == b for a, b in zip(t, ref)) / len(ref)
     rows.append(("fp32 eager, 32 px width buckets", rate, padding_fraction(crops, 32), agree(texts)))
     if device.type == "cpu":
-        model = quantize_int8(get_model("crnn_mobilenet_small"), device="cpu")
-        p = RecognitionPredictor(model, arch="crnn_mobilenet_small", device=device, dtype=torch.float32,
+        model = quantize_int8(get_model(arch), device="cpu")
+        p = RecognitionPredictor(model, arch=arch, device=device, dtype=torch.float32,
                                  batch_size=args.batch_size, rotate_tall=False)
         rate, texts = time_predictor(p, crops, args.repeat)
         rows.append(("int8 dynamic, buckets", rate, padding_fraction(crops, 32), agree(texts)))
@@ -325,14 +333,15 @@ def main() -> int:
         rows.append(("  model alone on those batches (no host work)", model_only_rate(fast, crops, args.repeat),
                      pad, float("nan")))
         print("host waits for the GPU in one call (file:line -> count):", sync_points(lexicon, crops))
-    print(f"recognition, {len(crops)} crops, device {device} ({torch.get_num_threads()} threads), "
+    print(f"recognition ({arch}), {len(crops)} crops, device {device} ({torch.get_num_threads()} threads), "
           f"batch {args.batch_size}, {platform.processor() or platform.machine()}")
     print(f"{'rung':<48}{'crops/s':>10}{'x base':>8}{'padding':>9}{'same text':>11}")
     for name, rate, pad, same in rows:
         print(f"{name:<48}{rate:>10.0f}{rate / naive_rate:>8.2f}{pad:>9.1%}{same:>11.1%}")
-    out = Path(args.out or Path(__file__).parent / "results" / f"recognition_{device.type}.json")
+    suffix = "" if args.arch is None else f"_{args.arch}"
+    out = Path(args.out or Path(__file__).parent / "results" / f"recognition_{device.type}{suffix}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"device": str(device), "threads": torch.get_num_threads(), "crops": len(crops),
+    out.write_text(json.dumps({"arch": arch, "device": str(device), "threads": torch.get_num_threads(), "crops": len(crops),
                                "data": args.data or "rendered", "batch_size": args.batch_size,
                                "rows": [{"rung": n, "crops_per_s": r, "speedup": r / naive_rate, "padding": p,
                                          "same_text": s} for n, r, p, s in rows]}, indent=1))
