@@ -39,11 +39,11 @@ _PUNCT_RUNS = (":", "-", "&", "%", "/", "*", "...", "--", "(", ")", "#", '"', "'
 # Forms and tables are full of one- and two-character boxes: units, currency and bullet signs, row numbers,
 # abbreviations. The word mix draws them rarely, so `short_token` draws them on their own (`p_short`).
 _SHORT_SIGNS = "$%#*-.,:;/()&@+=<>!?'\"_~§°×€£"
-_SHORT_WORDS = ("mm", "cm", "km", "kg", "mg", "ml", "lb", "lbs", "oz", "ft", "in", "yd", "g", "m", "%", "No", "Nr",
-                "Dr", "Mr", "Ms", "Jr", "Sr", "St", "AM", "PM", "OK", "ID", "PO", "NA", "N/A", "vs", "cc", "Co", "Inc",
-                "II", "III", "IV", "VI", "ea", "pc", "pcs", "qt", "hr", "min", "sec", "wk", "yr", "mo", "oz.", "lb.",
-                "an", "as", "at", "be", "by", "do", "go", "he", "if", "is", "it", "me", "my", "of", "on", "or", "so",
-                "to", "up", "us", "we")
+_SHORT_WORDS = ("mm", "cm", "km", "kg", "mg", "ml", "lb", "lbs", "oz", "ft", "in", "yd", "g", "m", "%",
+                "No", "Nr", "Dr", "Mr", "Ms", "Jr", "Sr", "St", "AM", "PM", "OK", "ID", "PO", "NA", "N/A",
+                "vs", "cc", "Co", "Inc", "II", "III", "IV", "VI", "ea", "pc", "pcs", "qt", "hr", "min", "sec",
+                "wk", "yr", "mo", "oz.", "lb.", "an", "as", "at", "be", "by", "do", "go", "he", "if", "is",
+                "it", "me", "my", "of", "on", "or", "so", "to", "up", "us", "we")
 _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 _TLDS = ("com", "org", "net", "edu", "gov", "de", "fr", "co.uk", "io", "my", "eu")
 
@@ -269,9 +269,9 @@ class TextSampler:
 
 
 def short_token(rng: np.random.Generator) -> str:
-    """One or two characters (rarely three) as forms and tables print them alone: a sign (``$``, ``-``,
-    ``*``), a letter or digit, a unit or abbreviation (``mm``, ``No``), or a short number with its sign
-    (``5%``, ``$5``, ``(3)``, ``.08``)."""
+    """One or two characters (a few of three or four) as forms and tables print them alone: a sign
+    (``$``, ``-``, ``*``), a letter or digit, a unit or abbreviation (``mm``, ``No``), or a short number
+    with its sign (``5%``, ``$5``, ``(3)``, ``.08``)."""
     r = rng.random()
     if r < 0.3:
         return normalize_text(_pick(rng, _SHORT_SIGNS))
@@ -283,6 +283,6 @@ def short_token(rng: np.random.Generator) -> str:
         word = word.upper() if c < 0.25 else word.title() if c < 0.4 else word
         return word + "." if rng.random() < 0.1 and not word.endswith(".") else word
     digits = _digits(rng, int(rng.integers(1, 3)))
-    fmt = _pick(rng, ("{}", "{}", "{}.", "{}%", "${}", "#{}", "({})", "{})", ".{}", "-{}", "+{}", "x{}", "{}*",
-                      "{}-", "*{}"))
+    fmt = _pick(rng, ("{}", "{}", "{}.", "{}%", "${}", "#{}", "({})", "{})", ".{}", "-{}", "+{}", "x{}",
+                      "{}*", "{}-", "*{}"))
     return fmt.format(digits)
