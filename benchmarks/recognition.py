@@ -289,7 +289,8 @@ def main() -> int:
 
     def make(**kw: object) -> RecognitionPredictor:  # eager PyTorch, greedy decoding unless told otherwise
         kw = {"onnx": False, "lexicon": None, "resize": "host", **kw}
-        return recognition_predictor(args.arch, device=device, batch_size=args.batch_size, rotate_tall=False, **kw)
+        return recognition_predictor(args.arch, device=device, batch_size=args.batch_size, rotate_tall=False,
+                                     **kw)
 
     rows = _Rows()
     baseline = make(bucket=192)
@@ -341,8 +342,8 @@ def main() -> int:
     suffix = "" if args.arch is None else f"_{args.arch}"
     out = Path(args.out or Path(__file__).parent / "results" / f"recognition_{device.type}{suffix}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"arch": arch, "device": str(device), "threads": torch.get_num_threads(), "crops": len(crops),
-                               "data": args.data or "rendered", "batch_size": args.batch_size,
+    out.write_text(json.dumps({"arch": arch, "device": str(device), "threads": torch.get_num_threads(),
+                               "crops": len(crops), "data": args.data or "rendered", "batch_size": args.batch_size,
                                "rows": [{"rung": n, "crops_per_s": r, "speedup": r / naive_rate, "padding": p,
                                          "same_text": s} for n, r, p, s in rows]}, indent=1))
     return 0

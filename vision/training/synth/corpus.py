@@ -274,7 +274,7 @@ def short_token(rng: np.random.Generator) -> str:
     with its sign (``5%``, ``$5``, ``(3)``, ``.08``)."""
     r = rng.random()
     if r < 0.3:
-        return normalize_text(_pick(rng, _SHORT_SIGNS))
+        return _pick(rng, _SHORT_SIGNS)
     if r < 0.5:
         return _pick(rng, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     if r < 0.75:
