@@ -36,7 +36,14 @@ from rapidfuzz.utils import default_process
 
 from vision.structures import BBox, Document, Page, TimelineEntry
 
-__all__ = ["TimelineConfig", "Observation", "line_observations", "merge_timeline", "video_document"]
+__all__ = [
+    "TimelineConfig",
+    "Observation",
+    "line_observations",
+    "merge_timeline",
+    "frame_grid",
+    "video_document",
+]
 
 
 @dataclass(frozen=True)
@@ -50,12 +57,16 @@ class TimelineConfig:
             of detection boxes on a static caption while keeping two captions on different lines apart.
         max_gap: samples a track may go unseen and still continue.
         min_frames: samples a track must stand for to be kept (1 keeps everything).
+        follow_motion: :func:`video_document` follows lines through camera and text motion and orders the
+            timeline as a transcript (:mod:`vision.pipelines.video_transcript`); ``False``: the still-caption
+            merge of :func:`merge_timeline` only.
     """
 
     min_similarity: float = 80.0
     min_iou: float = 0.3
     max_gap: int = 1
     min_frames: int = 2
+    follow_motion: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.min_similarity <= 100 or not 0 <= self.min_iou <= 1:
@@ -146,21 +157,9 @@ def merge_timeline(
     Returns:
         Entries sorted by start time, then top to bottom, then left to right.
     """
-    if any(p.timestamp is None for p in pages):
-        raise ValueError("every page needs a timestamp to build a timeline")
-    frames = sorted(pages, key=lambda p: (p.timestamp, p.page_idx))
+    frames, times, idx, next_time, next_idx = frame_grid(pages, end=end, samples=samples, interval=interval)
     if not frames:
         return []
-    times = [float(p.timestamp) for p in frames]  # type: ignore[arg-type]
-    idx = [p.page_idx for p in frames]
-    if any(b <= a for a, b in zip(idx, idx[1:])):
-        raise ValueError("page_idx must be the sample position: strictly increasing with the timestamp")
-    total = samples if samples is not None else idx[-1] + 1
-    if total <= idx[-1]:
-        raise ValueError(f"samples={samples} but a frame has sample position {idx[-1]}")
-    stop = max(end if end is not None else times[-1] + _step(times, interval), times[-1])
-    next_time = times[1:] + [stop]  # frame k stands for [times[k], next_time[k]) ...
-    next_idx = idx[1:] + [total]  # ... and for the samples [idx[k], next_idx[k])
 
     active: list[_Track] = []
     done: list[_Track] = []
@@ -185,6 +184,28 @@ def merge_timeline(
         )
     entries.sort(key=lambda e: (e.start, e.geometry[1], e.geometry[0]))
     return entries
+
+
+def frame_grid(
+    pages: Sequence[Page], *, end: float | None, samples: int | None, interval: float | None
+) -> tuple[list[Page], list[float], list[int], list[float], list[int]]:
+    """Frames sorted by time with their times, sample positions, and what each stands for: frame ``k``
+    stands for the time ``[times[k], next_time[k])`` and the samples ``[idx[k], next_idx[k])`` (arguments
+    as in :func:`merge_timeline`, which checks them here)."""
+    if any(p.timestamp is None for p in pages):
+        raise ValueError("every page needs a timestamp to build a timeline")
+    frames = sorted(pages, key=lambda p: (p.timestamp, p.page_idx))
+    if not frames:
+        return [], [], [], [], []
+    times = [float(p.timestamp) for p in frames]  # type: ignore[arg-type]
+    idx = [p.page_idx for p in frames]
+    if any(b <= a for a, b in zip(idx, idx[1:])):
+        raise ValueError("page_idx must be the sample position: strictly increasing with the timestamp")
+    total = samples if samples is not None else idx[-1] + 1
+    if total <= idx[-1]:
+        raise ValueError(f"samples={samples} but a frame has sample position {idx[-1]}")
+    stop = max(end if end is not None else times[-1] + _step(times, interval), times[-1])
+    return frames, times, idx, times[1:] + [stop], idx[1:] + [total]
 
 
 def _step(times: list[float], interval: float | None) -> float:
@@ -228,7 +249,14 @@ def video_document(
     interval: float | None = None,
     config: TimelineConfig = TimelineConfig(),
 ) -> Document:
-    """A video's :class:`Document`: its frames in time order plus the merged timeline."""
+    """A video's :class:`Document`: its frames in time order plus the merged timeline (with
+    ``config.follow_motion``: lines followed through motion, in transcript order; see
+    :mod:`vision.pipelines.video_transcript`)."""
     ordered = sorted(pages, key=lambda p: (p.timestamp if p.timestamp is not None else -1.0, p.page_idx))
-    timeline = merge_timeline(ordered, end=end, samples=samples, interval=interval, config=config)
+    if config.follow_motion:
+        from vision.pipelines.video_transcript import transcript_timeline  # it builds on this module
+
+        timeline = transcript_timeline(ordered, end=end, samples=samples, interval=interval, config=config)
+    else:
+        timeline = merge_timeline(ordered, end=end, samples=samples, interval=interval, config=config)
     return Document(pages=list(ordered), timeline=timeline, source=source)

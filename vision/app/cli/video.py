@@ -31,7 +31,7 @@ from vision.pipelines.video_outputs import (
     write_outputs,
 )
 
-__all__ = ["register", "run", "VideoJob", "collect_jobs", "predictor_factory", "VIDEO_SUFFIXES"]
+__all__ = ["register", "run", "config_from_args", "VideoJob", "collect_jobs", "predictor_factory", "VIDEO_SUFFIXES"]
 
 VIDEO_SUFFIXES = frozenset(
     {
@@ -268,6 +268,18 @@ def _ray(
         yield by_source[result.source], result
 
 
+def config_from_args(args: argparse.Namespace) -> VideoOCRConfig:
+    """The :class:`VideoOCRConfig` of parsed ``vision video`` arguments."""
+    return VideoOCRConfig(
+        fps=args.fps,
+        scene_change=args.scene_change,
+        batch_size=args.batch_size,
+        workers=args.workers,
+        decode_device=args.decode_device,
+        limits=limits_from_args(args),
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Process every video; returns 1 when any input failed, else 0."""
     found, problems = collect_jobs(args.inputs, args.output, args.recursive)
@@ -287,14 +299,7 @@ def run(args: argparse.Namespace) -> int:
             skipped += 1
         else:
             todo.append(job)
-    config = VideoOCRConfig(
-        fps=args.fps,
-        scene_change=args.scene_change,
-        batch_size=args.batch_size,
-        workers=args.workers,
-        decode_device=args.decode_device,
-        limits=limits_from_args(args),
-    )
+    config = config_from_args(args)
     bars = _Bars(len(todo), enabled=not args.no_progress)
     for message in problems:
         bars.write(f"error: {message}")

@@ -1,0 +1,254 @@
+"""Tracks of text lines through camera and text motion: per-frame OCR lines -> one track per line shown.
+
+The rules of :mod:`vision.pipelines.timeline` (fuzzy text + box overlap, gaps, flicker, best reading, times),
+generalized to moving pictures:
+
+* **Motion.** Between two frames with text, :func:`~vision.pipelines.video_motion.estimate_motion` gives
+  where the previous frame's words went (up to two layers: the picture, and text moving over it). Every
+  active track's box is carried along with its layer's motion before matching, so a line keeps its identity
+  while it pans, zooms or scrolls; its box overlaps the new reading as a still caption's does. Frames without
+  text carry nothing (a brief occlusion keeps the tracks where they were); two frames with text and no word
+  in common are a **cut**: positions carry over unchanged, and the transcript starts a new section.
+* **Matching.** A reading continues a track when the texts match (``ratio`` >= ``min_similarity``) and the
+  boxes overlap (IoU >= ``min_iou``), or when one box lies mostly inside the other (>= 60% of the smaller)
+  and one text is contained in the other (``partial_ratio`` >= 90): a line cut by the frame edge continues
+  as it comes into view. Greedy, best pairs first, one reading per track and frame.
+* **Gaps** count only samples in which the track's predicted box lies inside the frame: a line that leaves
+  the picture is not missing, and matches again when the camera comes back.
+* **Flicker.** A track standing for fewer than ``min_frames`` samples is dropped, unless it moved out of the
+  frame after fewer than ``min_frames`` samples in view (it could not be seen longer). Still text is always
+  in view, so for still captions these are the rules of :func:`~vision.pipelines.timeline.merge_timeline`.
+* **Reading.** The best reading is the most confident one not cut by the frame edge (cut ones only when
+  there is no other).
+
+Each track also gets a position on its section's **canvas** (the coordinates of the section's first frame,
+reached through the accumulated motion), which :mod:`vision.pipelines.video_transcript` uses to put the
+lines of a filmed document in reading order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from vision.pipelines.timeline import TimelineConfig, _similarity
+from vision.pipelines.video_motion import IDENTITY, FrameWords, Motion, apply, compose, estimate_motion, invert
+from vision.structures import Page
+
+__all__ = ["LineReading", "Track", "Section", "track_lines"]
+
+EDGE = 0.005  # a box within 0.5% of the frame edge is cut by it
+VIEW_TOLERANCE = 0.02  # a predicted box within 2% outside the frame still counts as in view (motion error)
+MOVED = 0.05  # a section whose view moved by 5% of the frame is a moving one (see video_transcript)
+
+
+@dataclass(frozen=True)
+class LineReading:
+    """One line read on one frame: text, mean word confidence, pixel box, its words' indices, edge cut."""
+
+    text: str
+    confidence: float
+    box: np.ndarray
+    words: tuple[int, ...]
+    clipped: bool
+
+
+@dataclass
+class Track:
+    """A line followed through the sampled frames (positions index the time-sorted frames)."""
+
+    first: int
+    last: int
+    box: np.ndarray  # where the line is (predicted) on the current frame, pixels
+    best: LineReading
+    latest: str
+    canvas: np.ndarray  # box on its section's canvas, pixels
+    section: int
+    layer: int = 0
+    missed: int = 0  # samples in view since it was last read
+    in_view: int = 0  # samples in view, read or not
+    left: bool = False  # moved out of the frame since it was last read
+
+    def add(self, pos: int, reading: LineReading, layer: int, samples: int) -> None:
+        self.last, self.latest, self.box, self.layer = pos, reading.text, reading.box, layer
+        self.missed, self.left = 0, False
+        self.in_view += samples
+        if (not reading.clipped, reading.confidence) > (not self.best.clipped, self.best.confidence):
+            self.best = reading
+
+
+@dataclass
+class Section:
+    """Frames between cuts: when it starts and whether its view moved (pan, zoom, scroll)."""
+
+    start: float
+    moved: bool = False
+
+
+@dataclass
+class _Frame:
+    words: FrameWords
+    lines: list[LineReading] = field(default_factory=list)
+
+
+def _read(page: Page) -> _Frame:
+    """A frame's words (for motion) and lines (for tracking), duplicate lines reduced to the best."""
+    h, w = page.dimensions
+    keys, boxes, lines = [], [], []
+    for block in page.blocks:
+        for line in block.lines:
+            members = []
+            for word in line.words:
+                key = "".join(ch for ch in word.value.casefold() if ch.isalnum())
+                if key and word.geometry is not None:
+                    x0, y0, x1, y1 = word.geometry
+                    members.append(len(keys))
+                    keys.append(key)
+                    boxes.append((x0 * w, y0 * h, x1 * w, y1 * h))
+            text = " ".join(line.render().split())
+            if not text or not line.words or line.geometry is None:
+                continue
+            x0, y0, x1, y1 = line.geometry
+            box = np.array([x0 * w, y0 * h, x1 * w, y1 * h])
+            conf = sum(wd.confidence for wd in line.words) / len(line.words)
+            clipped = min(x0, y0) <= EDGE or max(x1, y1) >= 1 - EDGE
+            lines.append(LineReading(text, float(conf), box, tuple(members), clipped))
+    lines.sort(key=lambda r: -r.confidence)
+    kept: list[LineReading] = []
+    for r in lines:
+        if not any(_similarity(r.text, k.text) >= 80.0 and _iou(r.box, k.box[None])[0] >= 0.5 for k in kept):
+            kept.append(r)
+    words = FrameWords(tuple(keys), np.array(boxes, dtype=np.float64).reshape(-1, 4), (h, w))
+    return _Frame(words, kept)
+
+
+def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """IoU of one box with ``float[N, 4]`` boxes."""
+    iw = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    ih = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    inter = iw * ih
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    union = area + areas - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def _cover(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Intersection over the smaller area, one box against ``float[N, 4]``."""
+    iw = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
+    ih = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    small = np.minimum(area, areas)
+    return np.where(small > 0, iw * ih / np.where(small > 0, small, 1), 0.0)
+
+
+def _inside(box: np.ndarray, size: tuple[int, int]) -> bool:
+    h, w = size
+    tol = VIEW_TOLERANCE * max(h, w)
+    return bool(box[0] >= -tol and box[1] >= -tol and box[2] <= w + tol and box[3] <= h + tol)
+
+
+def _match(tracks: list[Track], readings: list[LineReading], config: TimelineConfig) -> list[Track | None]:
+    """Greedy one-to-one assignment of readings to tracks (``None``: a new track), best pairs first."""
+    if not tracks or not readings:
+        return [None] * len(readings)
+    boxes = np.stack([t.box for t in tracks])
+    pairs = []
+    for oi, r in enumerate(readings):
+        ious, covers = _iou(r.box, boxes), _cover(r.box, boxes)
+        for ti in np.flatnonzero((ious >= config.min_iou) | (covers >= 0.6)):
+            t = tracks[ti]
+            sim = max(_similarity(t.latest, r.text), _similarity(t.best.text, r.text))
+            if sim >= config.min_similarity and ious[ti] >= config.min_iou:
+                pairs.append((sim / 100.0 + ious[ti], int(ti), oi))
+            elif covers[ti] >= 0.6 and min(len(t.latest), len(r.text)) >= 4:
+                part = max(fuzz.partial_ratio(t.latest.casefold(), r.text.casefold()),
+                           fuzz.partial_ratio(t.best.text.casefold(), r.text.casefold()))
+                if part >= 90:
+                    pairs.append((part / 100.0 + covers[ti] - 1.0, int(ti), oi))
+    pairs.sort(reverse=True)
+    used: set[int] = set()
+    owner: list[Track | None] = [None] * len(readings)
+    for _, ti, oi in pairs:
+        if ti not in used and owner[oi] is None:
+            used.add(ti)
+            owner[oi] = tracks[ti]
+    return owner
+
+
+def _carry(box: np.ndarray, motion: Motion, words: FrameWords) -> np.ndarray:
+    """Where a line at ``box`` on the previous frame is now: moved with the first layer that brings it onto
+    one of that layer's words (the dominant motion when none does)."""
+    centres = words.centres
+    for matrix, members in zip(motion.layers, motion.members):
+        moved = apply(matrix, box[None])[0]
+        for i in members:
+            cx, cy = centres[i]
+            if moved[0] <= cx <= moved[2] and moved[1] <= cy <= moved[3]:
+                return moved
+    return apply(motion.layers[0], box[None])[0]
+
+
+def _moved(matrix: np.ndarray, size: tuple[int, int]) -> bool:
+    h, w = size
+    frame = np.array([[0.0, 0.0, w, h]])
+    return bool(np.abs(apply(matrix, frame) - frame).max() > MOVED * max(h, w))
+
+
+def track_lines(
+    frames: Sequence[Page], idx: Sequence[int], next_idx: Sequence[int], times: Sequence[float],
+    config: TimelineConfig = TimelineConfig(),
+) -> tuple[list[Track], list[Section]]:
+    """Follow the lines of time-sorted ``frames`` (sample positions ``idx``, each frame standing for the
+    samples up to ``next_idx``); returns the kept tracks (flicker removed) and the sections."""
+    active: list[Track] = []
+    done: list[Track] = []
+    sections = [Section(float(times[0]))] if frames else []
+    canvas = IDENTITY.copy()  # current frame pixels -> section canvas pixels
+    prev: FrameWords | None = None
+    for pos, page in enumerate(frames):
+        frame = _read(page)
+        samples = next_idx[pos] - idx[pos]
+        expired = [t for t in active if t.missed > config.max_gap]
+        done.extend(expired)
+        active = [t for t in active if t.missed <= config.max_gap]
+        motion: Motion | None = None
+        if prev is not None and frame.words.keys:
+            motion = estimate_motion(prev, frame.words)
+            if motion is None:  # text before and now, nothing in common: a cut
+                sections.append(Section(float(times[pos])))
+                canvas = IDENTITY.copy()
+            else:
+                for t in active:
+                    t.box = _carry(t.box, motion, frame.words)
+                canvas = compose(canvas, invert(motion.layers[0]))
+                sections[-1].moved = sections[-1].moved or _moved(canvas, frame.words.size)
+        if frame.words.keys:
+            prev = frame.words
+        matched: set[int] = set()
+        for owner, reading in zip(_match(active, frame.lines, config), frame.lines):
+            layer = motion.layer_of(reading.words) if motion is not None else 0
+            if owner is None:
+                owner = Track(pos, pos, reading.box, reading, reading.text, apply(canvas, reading.box[None])[0],
+                              len(sections) - 1, layer)
+                active.append(owner)
+            owner.add(pos, reading, layer, samples)
+            if owner.best is reading:
+                owner.canvas = apply(canvas, reading.box[None])[0]
+            matched.add(id(owner))
+        for t in active:
+            if id(t) in matched:
+                continue
+            if _inside(t.box, frame.words.size):
+                t.missed += samples
+                t.in_view += samples
+            else:
+                t.left = True
+    done.extend(active)
+    kept = [t for t in done if next_idx[t.last] - idx[t.first] >= config.min_frames
+            or (t.left and t.in_view < config.min_frames)]
+    return kept, sections
