@@ -263,8 +263,8 @@ def ticker_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: flo
     of ``text`` that has not come into view by ``seconds`` is simply never shown)."""
     h, w = size
     band_h = max(24, h // 12)
-    strip = strip_page([text], width=w, text_px=round(band_h * 0.6), spacing=1 / 0.6, fg=(255, 255, 255),
-                       bg=(20, 40, 110), centred=False, lead=w)
+    strip = strip_page([text], width=w, text_px=round(band_h * 0.6), spacing=1 / 0.6, fg=(15, 15, 15),
+                       bg=(250, 215, 60), centred=False, lead=w)  # dark on yellow (see docs/video.md)
     speed = speed or 150.0 * w / 1280  # a typical news ticker: 150 px/s at 720p, about 8 letters a second
     title = strip_page([headline], width=w, text_px=h // 10, spacing=1.4, fg=(20, 20, 20), bg=(235, 235, 225),
                        lead=0)
@@ -289,9 +289,11 @@ def ticker_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: flo
 
 
 def pan_zoom_clip(path: Path, pages: Sequence[SourcePage], *, size: tuple[int, int] = (720, 1280),
-                  seconds: float = 20.0, rate: float = 30, zoom: float = 0.25, fill: float = 0.75) -> ClipTruth:
-    """Pan and zoom over ``pages`` (see :func:`pan_zoom_camera`)."""
-    frames, truth = film(pages, pan_zoom_camera(pages, size, seconds, zoom, fill), size, seconds, rate)
+                  seconds: float = 20.0, rate: float = 30, zoom: float = 0.25, fill: float = 0.75,
+                  background: tuple[int, int, int] = (70, 70, 64)) -> ClipTruth:
+    """Pan and zoom over ``pages`` (see :func:`pan_zoom_camera`) held over a ``background`` desk."""
+    camera = pan_zoom_camera(pages, size, seconds, zoom, fill)
+    frames, truth = film(pages, camera, size, seconds, rate, background)
     return _encode(path, frames, truth, "pan_zoom", size, rate)
 
 

@@ -10,7 +10,8 @@ Clips (``benchmarks/motion_clips.py``, cached under ``--video-dir`` with their t
 * ``credits``: 24 credit lines scrolling up; ``ticker``: a still headline over a news ticker scrolling left.
 
 Each row runs :class:`vision.pipelines.video.VideoOCR` with the settings of ``vision video`` (``default``: the
-command's defaults; ``fps2``: ``--fps 2``; ``scene``: ``--scene-change``) and scores the text output and
+command's defaults, adaptive sampling between 1 and 2 fps; ``fixed1``: ``--max-fps 0``, 1 fps; ``fps2``:
+``--fps 2``; ``scene``: ``--scene-change``) and scores the text output and
 the timeline with :func:`vision.evaluation.transcript.score_transcript`: word recall over words fully on
 screen >= 1 s, precision, duplicate-line rate, line timing errors (credits, ticker). ``seconds`` is wall
 time of the whole video (decode + OCR + merge), ``CPU seconds`` the process's CPU time; the load average
@@ -36,6 +37,7 @@ import motion_clips as mc  # noqa: E402
 
 SETTINGS: dict[str, list[str]] = {  # `vision video` options of each row (the command's defaults otherwise)
     "default": [],
+    "fixed1": ["--max-fps", "0"],
     "fps2": ["--fps", "2"],
     "scene": ["--scene-change"],
 }
@@ -112,8 +114,10 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                    "load_after": round(os.getloadavg()[0], 2)} | score(doc, truth)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
-            if args.keep:
-                (args.video_dir / f"{Path(truth.path).stem}-{name}.txt").write_text(
+            if args.keep:  # the document (frames' OCR and timeline) and the timeline as text
+                stem = args.video_dir / f"{Path(truth.path).stem}-{name}"
+                stem.with_suffix(".json").write_text(doc.to_json())
+                stem.with_suffix(".txt").write_text(
                     "".join(f"{e.start:7.2f} {e.end:7.2f}  {e.text}\n" for e in doc.timeline))
     return rows
 
@@ -128,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clips", default="pan_zoom,credits,ticker")
     parser.add_argument("--settings", default="default", help=f"comma list of {','.join(SETTINGS)}")
     parser.add_argument("--video-dir", type=Path, default=REPO / ".cache" / "bench-video-motion")
-    parser.add_argument("--keep", action="store_true", help="write each timeline beside the videos")
+    parser.add_argument("--keep", action="store_true", help="write each document (JSON) and timeline (text) beside the videos")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "video-motion.json")
     args = parser.parse_args(argv)
     args.size = tuple(int(v) for v in args.size.split("x"))

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from vision.errors import VisionError
 from vision.io.page import PageImage
 from vision.pipelines.timeline import TimelineConfig, video_document
+from vision.pipelines.video_adaptive import AdaptiveRule
 from vision.pipelines.video_sampling import FrameSampler, Reader, SceneChange
 from vision.settings import DEFAULT_LIMITS, Limits
 from vision.structures import Document
@@ -46,8 +47,12 @@ class VideoOCRConfig:
     """How videos are sampled, batched and merged.
 
     Attributes:
-        fps: frames read per second of video (the probe rate in scene-change mode).
-        scene_change: OCR only probed frames that differ from the last OCR'd one.
+        fps: frames read per second of video (the probe rate in scene-change mode); with ``max_fps``, the
+            rate at which still footage is OCR'd.
+        max_fps: adaptive sampling (:mod:`vision.pipelines.video_adaptive`): frames are probed at this rate
+            and OCR'd when the picture changed since the last OCR'd frame, else at ``fps`` (``None``: off).
+        scene_change: OCR only probed frames that differ from the last OCR'd one (with ``max_fps``: no
+            base-rate frames on still footage).
         scene_threshold: grey levels (of 255) a :class:`SceneChange` cell must change by.
         scene_min_cells: changed cells that make a scene change.
         start: first second to read (``None``: the beginning).
@@ -62,6 +67,7 @@ class VideoOCRConfig:
     """
 
     fps: float = 1.0
+    max_fps: float | None = None
     scene_change: bool = False
     scene_threshold: float = 16.0
     scene_min_cells: int = 2
@@ -78,20 +84,32 @@ class VideoOCRConfig:
     def __post_init__(self) -> None:
         if not self.fps > 0:
             raise ValueError(f"fps must be positive, got {self.fps}")
+        if self.max_fps is not None and not self.max_fps >= self.fps:
+            raise ValueError(f"max_fps ({self.max_fps}) must be at least fps ({self.fps})")
         if min(self.batch_size, self.workers, self.queue_size, self.scene_min_cells) < 1:
             raise ValueError("batch_size, workers, queue_size and scene_min_cells must be >= 1")
 
     @property
+    def probe_fps(self) -> float:
+        """Frames decoded per second of video (``max_fps`` when adaptive, else ``fps``)."""
+        return self.max_fps if self.max_fps is not None else self.fps
+
+    @property
     def interval(self) -> float:
         """Seconds between probed frames."""
-        return 1.0 / self.fps
+        return 1.0 / self.probe_fps
 
     def sampler(self, source: str, reader: Reader | None = None) -> FrameSampler:
         """The :class:`FrameSampler` of one video under these settings."""
-        scene = SceneChange(self.scene_threshold, self.scene_min_cells) if self.scene_change else None
+        scene: Callable[[Any], bool] | None = None
+        if self.scene_change or self.max_fps is not None:
+            scene = SceneChange(self.scene_threshold, self.scene_min_cells)
+        if self.max_fps is not None:
+            every = max(1, round(self.max_fps / self.fps))
+            scene = AdaptiveRule(every, scene, floor=not self.scene_change)
         return FrameSampler(
             source,
-            fps=self.fps,
+            fps=self.probe_fps,
             start=self.start,
             end=self.end,
             device=self.decode_device,

@@ -157,7 +157,7 @@ def _segments(source: str, config: VideoOCRConfig, parts: int) -> list[tuple[flo
     range alone when it cannot or need not be cut (one part, scene change, a video that does not open: its
     worker then reports the error)."""
     whole = [(config.start, config.end)]
-    if parts <= 1 or config.scene_change:
+    if parts <= 1 or config.scene_change or config.max_fps is not None:
         return whole
     from vision.io import DocumentFile
 

@@ -52,6 +52,10 @@ class SceneChange:
         self._last = thumb
         return True
 
+    def accept(self, image: np.ndarray) -> None:
+        """Make ``image`` the reference (a frame kept for another reason, e.g. the base rate)."""
+        self._last = self._thumb(image)
+
 
 def _default_reader(source: str, **kwargs: Any) -> Iterable[PageImage]:
     """``DocumentFile.from_video`` (imported late: torchcodec loads FFmpeg)."""
@@ -67,7 +71,8 @@ class FrameSampler:
         source: the video file.
         fps: probe rate; ``start``/``end``: the range read, in seconds (``None``: the whole stream).
         device, limits: passed to the reader (decoding device, input limits).
-        scene: a :class:`SceneChange` rule (``None``: every probed frame is kept).
+        scene: a rule ``image -> bool`` deciding which probed frames are kept (:class:`SceneChange`,
+            :class:`~vision.pipelines.video_adaptive.AdaptiveRule`; ``None``: every probed frame is kept).
         reader: ``reader(source, fps=, start=, end=, device=, limits=) -> Iterable[PageImage]``.
 
     :meth:`open` opens the video (errors for broken files surface there or during iteration). Frames keep
@@ -86,7 +91,7 @@ class FrameSampler:
         end: float | None = None,
         device: str = "cpu",
         limits: Limits = DEFAULT_LIMITS,
-        scene: SceneChange | None = None,
+        scene: Callable[[np.ndarray], bool] | None = None,
         reader: Reader | None = None,
     ) -> None:
         self.source, self.fps, self.start, self.stop = source, fps, start, end  # self.end: see above

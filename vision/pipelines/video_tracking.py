@@ -71,6 +71,8 @@ class Track:
     missed: int = 0  # samples in view since it was last read
     in_view: int = 0  # samples in view, read or not
     left: bool = False  # moved out of the frame since it was last read
+    start: float | None = None  # interpolated times of moving text (None: the sample times)
+    end: float | None = None
 
     def add(self, pos: int, reading: LineReading, layer: int, samples: int) -> None:
         self.last, self.latest, self.box, self.layer = pos, reading.text, reading.box, layer
@@ -146,9 +148,9 @@ def _cover(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return np.where(small > 0, iw * ih / np.where(small > 0, small, 1), 0.0)
 
 
-def _inside(box: np.ndarray, size: tuple[int, int]) -> bool:
+def _inside(box: np.ndarray, size: tuple[int, int], tolerance: float = VIEW_TOLERANCE) -> bool:
     h, w = size
-    tol = VIEW_TOLERANCE * max(h, w)
+    tol = tolerance * max(h, w)
     return bool(box[0] >= -tol and box[1] >= -tol and box[2] <= w + tol and box[3] <= h + tol)
 
 
@@ -209,6 +211,8 @@ def track_lines(
     done: list[Track] = []
     sections = [Section(float(times[0]))] if frames else []
     canvas = IDENTITY.copy()  # current frame pixels -> section canvas pixels
+    views: list[np.ndarray] = []  # canvas matrix of every frame
+    section_of: list[int] = []
     prev: FrameWords | None = None
     for pos, page in enumerate(frames):
         frame = _read(page)
@@ -229,6 +233,8 @@ def track_lines(
                 sections[-1].moved = sections[-1].moved or _moved(canvas, frame.words.size)
         if frame.words.keys:
             prev = frame.words
+        views.append(canvas)
+        section_of.append(len(sections) - 1)
         matched: set[int] = set()
         for owner, reading in zip(_match(active, frame.lines, config), frame.lines):
             layer = motion.layer_of(reading.words) if motion is not None else 0
@@ -250,5 +256,42 @@ def track_lines(
                 t.left = True
     done.extend(active)
     kept = [t for t in done if next_idx[t.last] - idx[t.first] >= config.min_frames
-            or (t.left and t.in_view < config.min_frames)]
+            or (t.left and t.in_view < config.min_frames and not t.best.clipped)]
+    size = frames[0].dimensions if frames else (0, 0)
+    for t in kept:
+        if sections[t.section].moved and t.layer == 0:
+            _interpolate(t, views, section_of, times, size)
     return kept, sections
+
+
+def _interpolate(track: Track, views: list[np.ndarray], section_of: list[int], times: Sequence[float],
+                 size: tuple[int, int]) -> None:
+    """Moving text: the times its box crossed the frame edge (linear in the motion between the samples around
+    the first and last frames that show it whole), instead of the sample times."""
+
+    def box_at(k: int) -> np.ndarray:
+        return apply(invert(views[k]), track.canvas[None])[0]
+
+    lo = track.first - 1 if track.first > 0 and section_of[track.first - 1] == track.section else track.first
+    hi = track.last + 1 if track.last + 1 < len(views) and section_of[track.last + 1] == track.section else track.last
+    boxes = {k: box_at(k) for k in range(lo, hi + 1)}
+    whole = [k for k in range(lo, hi + 1) if _inside(boxes[k], size, 0.0)]
+    if not whole:
+        return
+    k0, k1 = whole[0], whole[-1]
+    if k0 > lo:
+        track.start = times[k0 - 1] + _entering(boxes[k0 - 1], boxes[k0], size) * (times[k0] - times[k0 - 1])
+    if k1 < hi:
+        track.end = times[k1] + (1 - _entering(boxes[k1 + 1], boxes[k1], size)) * (times[k1 + 1] - times[k1])
+
+
+def _entering(outside: np.ndarray, inside: np.ndarray, size: tuple[int, int]) -> float:
+    """The fraction of the way from ``outside`` to ``inside`` (boxes moving linearly) at which the box is
+    wholly inside the frame."""
+    h, w = size
+    need = 0.0
+    for i, limit, low in ((0, 0.0, True), (1, 0.0, True), (2, float(w), False), (3, float(h), False)):
+        a, b = float(outside[i]), float(inside[i])
+        if (a < limit if low else a > limit) and a != b:
+            need = max(need, (limit - a) / (b - a))
+    return min(1.0, max(0.0, need))

@@ -47,7 +47,9 @@ def _entry(track: Track, times: Sequence[float], next_time: Sequence[float], siz
     h, w = size
     x0, y0, x1, y1 = (float(v) for v in track.best.box)
     box = (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
-    return TimelineEntry(track.best.text, times[track.first], next_time[track.last], track.best.confidence, box)
+    start = times[track.first] if track.start is None else track.start
+    end = next_time[track.last] if track.end is None else track.end
+    return TimelineEntry(track.best.text, start, max(start, end), track.best.confidence, box)
 
 
 def transcript_timeline(

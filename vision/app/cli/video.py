@@ -113,6 +113,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="frames read per second of video (default 1; the probe rate with --scene-change)",
     )
     parser.add_argument(
+        "--max-fps",
+        type=float,
+        default=2.0,
+        help="adaptive sampling: probe at this rate and OCR a probe when the picture moved or changed since the "
+        "last OCR'd frame, else at --fps (default 2; 0 or a value <= --fps: plain --fps sampling)",
+    )
+    parser.add_argument(
         "--scene-change",
         action="store_true",
         help="OCR only frames that differ visibly from the last one OCR'd",
@@ -270,8 +277,10 @@ def _ray(
 
 def config_from_args(args: argparse.Namespace) -> VideoOCRConfig:
     """The :class:`VideoOCRConfig` of parsed ``vision video`` arguments."""
+    max_fps = getattr(args, "max_fps", None)
     return VideoOCRConfig(
         fps=args.fps,
+        max_fps=max_fps if max_fps and max_fps > args.fps else None,
         scene_change=args.scene_change,
         batch_size=args.batch_size,
         workers=args.workers,
