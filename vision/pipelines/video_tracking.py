@@ -36,6 +36,7 @@ from rapidfuzz import fuzz
 
 from vision.pipelines.timeline import TimelineConfig, _similarity
 from vision.pipelines.video_motion import IDENTITY, FrameWords, Motion, apply, compose, estimate_motion, invert
+from vision.pipelines.video_stitch import extend, join, trim_cut
 from vision.structures import Page
 
 __all__ = ["LineReading", "Track", "Section", "track_lines"]
@@ -54,6 +55,7 @@ class LineReading:
     box: np.ndarray
     words: tuple[int, ...]
     clipped: bool
+    sides: tuple[bool, bool] = (False, False)  # cut by the left, the right edge: a window on a longer line
 
 
 @dataclass
@@ -73,13 +75,24 @@ class Track:
     left: bool = False  # moved out of the frame since it was last read
     start: float | None = None  # interpolated times of moving text (None: the sample times)
     end: float | None = None
+    joined: str | None = None  # the line assembled from windows cut by the frame's sides (video_stitch)
 
     def add(self, pos: int, reading: LineReading, layer: int, samples: int) -> None:
+        if any(reading.sides) or self.joined is not None:
+            piece = trim_cut(reading.text, *reading.sides)
+            self.joined = extend(self.joined, piece) if self.joined is not None else piece
         self.last, self.latest, self.box, self.layer = pos, reading.text, reading.box, layer
         self.missed, self.left = 0, False
         self.in_view += samples
         if (not reading.clipped, reading.confidence) > (not self.best.clipped, self.best.confidence):
             self.best = reading
+
+    @property
+    def text(self) -> str:
+        """The best reading, or the assembled line when that holds more."""
+        if self.joined is not None and len(self.joined) > len(self.best.text):
+            return self.joined
+        return self.best.text
 
 
 @dataclass
@@ -116,8 +129,9 @@ def _read(page: Page) -> _Frame:
             x0, y0, x1, y1 = line.geometry
             box = np.array([x0 * w, y0 * h, x1 * w, y1 * h])
             conf = sum(wd.confidence for wd in line.words) / len(line.words)
-            clipped = min(x0, y0) <= EDGE or max(x1, y1) >= 1 - EDGE
-            lines.append(LineReading(text, float(conf), box, tuple(members), clipped))
+            sides = (x0 <= EDGE, x1 >= 1 - EDGE)
+            clipped = any(sides) or y0 <= EDGE or y1 >= 1 - EDGE
+            lines.append(LineReading(text, float(conf), box, tuple(members), clipped, sides))
     lines.sort(key=lambda r: -r.confidence)
     kept: list[LineReading] = []
     for r in lines:
@@ -167,11 +181,15 @@ def _match(tracks: list[Track], readings: list[LineReading], config: TimelineCon
             sim = max(_similarity(t.latest, r.text), _similarity(t.best.text, r.text))
             if sim >= config.min_similarity and ious[ti] >= config.min_iou:
                 pairs.append((sim / 100.0 + ious[ti], int(ti), oi))
-            elif covers[ti] >= 0.6 and min(len(t.latest), len(r.text)) >= 4:
+                continue
+            if covers[ti] >= 0.6 and min(len(t.latest), len(r.text)) >= 4:
                 part = max(fuzz.partial_ratio(t.latest.casefold(), r.text.casefold()),
                            fuzz.partial_ratio(t.best.text.casefold(), r.text.casefold()))
                 if part >= 90:
                     pairs.append((part / 100.0 + covers[ti] - 1.0, int(ti), oi))
+                    continue
+            if any(r.sides) and ious[ti] >= config.min_iou and join(t.latest, r.text) is not None:
+                pairs.append((ious[ti], int(ti), oi))  # the next window of a line wider than the frame
     pairs.sort(reverse=True)
     used: set[int] = set()
     owner: list[Track | None] = [None] * len(readings)
@@ -182,17 +200,21 @@ def _match(tracks: list[Track], readings: list[LineReading], config: TimelineCon
     return owner
 
 
-def _carry(box: np.ndarray, motion: Motion, words: FrameWords) -> np.ndarray:
-    """Where a line at ``box`` on the previous frame is now: moved with the first layer that brings it onto
-    one of that layer's words (the dominant motion when none does)."""
+def _carry(boxes: np.ndarray, motion: Motion, words: FrameWords) -> np.ndarray:
+    """Where lines at ``boxes`` (``float[N, 4]``) on the previous frame are now: each moved with the first
+    layer that brings it onto one of that layer's words (the dominant motion when none does)."""
+    out = apply(motion.layers[0], boxes)
+    settled = np.zeros(len(boxes), bool)
     centres = words.centres
     for matrix, members in zip(motion.layers, motion.members):
-        moved = apply(matrix, box[None])[0]
-        for i in members:
-            cx, cy = centres[i]
-            if moved[0] <= cx <= moved[2] and moved[1] <= cy <= moved[3]:
-                return moved
-    return apply(motion.layers[0], box[None])[0]
+        moved = apply(matrix, boxes)
+        pts = centres[sorted(members)] if members else np.zeros((0, 2))
+        inside = ((pts[None, :, 0] >= moved[:, None, 0]) & (pts[None, :, 0] <= moved[:, None, 2])
+                  & (pts[None, :, 1] >= moved[:, None, 1]) & (pts[None, :, 1] <= moved[:, None, 3])).any(axis=1)
+        take = inside & ~settled
+        out[take] = moved[take]
+        settled |= inside
+    return out
 
 
 def _moved(matrix: np.ndarray, size: tuple[int, int]) -> bool:
@@ -227,8 +249,10 @@ def track_lines(
                 sections.append(Section(float(times[pos])))
                 canvas = IDENTITY.copy()
             else:
-                for t in active:
-                    t.box = _carry(t.box, motion, frame.words)
+                if active:
+                    carried = _carry(np.stack([t.box for t in active]), motion, frame.words)
+                    for t, box in zip(active, carried):
+                        t.box = box
                 canvas = compose(canvas, invert(motion.layers[0]))
                 sections[-1].moved = sections[-1].moved or _moved(canvas, frame.words.size)
         if frame.words.keys:

@@ -49,7 +49,7 @@ def _entry(track: Track, times: Sequence[float], next_time: Sequence[float], siz
     box = (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
     start = times[track.first] if track.start is None else track.start
     end = next_time[track.last] if track.end is None else track.end
-    return TimelineEntry(track.best.text, start, max(start, end), track.best.confidence, box)
+    return TimelineEntry(track.text, start, max(start, end), track.best.confidence, box)
 
 
 def transcript_timeline(
