@@ -45,20 +45,25 @@ def test_trim_cut_drops_the_words_cut_by_the_edges() -> None:
 
 
 def test_adaptive_rule_samples_motion_at_the_probe_rate_and_stillness_at_the_base_rate() -> None:
-    still = draw_frame([CAPTIONS[0]])
-    moving = [np.roll(still, 12 * k, axis=1) for k in range(6)]
-    rule = AdaptiveRule(every=4)
+    rng = np.random.default_rng(0)
+    texture = np.kron(rng.integers(0, 255, (40, 70, 3)), np.ones((8, 8, 1))).astype(np.uint8)  # 320x560
+    moving = [np.ascontiguousarray(np.roll(texture, 12 * k, axis=1)) for k in range(6)]
+    rule = AdaptiveRule(every=2)
     assert [rule(f) for f in moving] == [True] * 6  # every probe of a pan
-    assert [rule(moving[-1]) for _ in range(8)] == [False, False, False, True] * 2  # the base rate when still
-    scene_only = AdaptiveRule(every=4, floor=False)
-    assert [scene_only(moving[-1]) for _ in range(6)] == [True] + [False] * 5
+    assert [rule(moving[-1]) for _ in range(6)] == [True, False] * 3  # the base grid when still
+    blank, caption = draw_frame([]), draw_frame([CAPTIONS[0]])
+    captions = AdaptiveRule(every=2)
+    assert [captions(f) for f in (blank, blank, blank, caption, caption)] == [True, False, True, False, True]
+    scene_only = AdaptiveRule(every=2, floor=False)
+    assert [scene_only(f) for f in (blank, blank, caption, caption, blank)] == [True, False, True, False, True]
     with pytest.raises(ValueError):
         AdaptiveRule(every=0)
 
 
 def test_adaptive_config_probes_at_max_fps() -> None:
     config = VideoOCRConfig(fps=1.0, max_fps=2.0)
-    assert config.probe_fps == 2.0 and config.interval == 0.5
+    assert config.probe_fps == 2.0 and config.interval == 0.5 and config.every == 2
+    assert (config.merge_rules.min_frames, config.merge_rules.max_gap) == (4, 3)  # two base frames, one missed
     assert isinstance(config.sampler("clip.mp4").scene, AdaptiveRule)
     assert VideoOCRConfig(fps=1.0).sampler("clip.mp4").scene is None
     with pytest.raises(ValueError):

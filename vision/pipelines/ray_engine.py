@@ -214,7 +214,7 @@ def _write(
         end=end_time if end_time >= 0 else None,
         samples=int(end["samples"]) or None,
         interval=config.interval,
-        config=config.timeline,
+        config=config.merge_rules,
     )
     try:
         write_outputs(doc, stem, formats)

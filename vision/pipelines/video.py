@@ -14,6 +14,7 @@ alive, and OCR pages drop their image unless asked). Sampling: :mod:`vision.pipe
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import threading
@@ -95,6 +96,20 @@ class VideoOCRConfig:
         return self.max_fps if self.max_fps is not None else self.fps
 
     @property
+    def every(self) -> int:
+        """Probes per base-rate frame (1 without adaptive sampling)."""
+        return max(1, round(self.max_fps / self.fps)) if self.max_fps is not None else 1
+
+    @property
+    def merge_rules(self) -> TimelineConfig:
+        """The timeline rules in probes: ``min_frames`` and ``max_gap`` count base-rate frames, so with
+        adaptive sampling they are scaled by :attr:`every` (still text keeps the guarantees of ``fps``)."""
+        if self.every == 1:
+            return self.timeline
+        return dataclasses.replace(self.timeline, min_frames=self.timeline.min_frames * self.every,
+                                   max_gap=(self.timeline.max_gap + 1) * self.every - 1)
+
+    @property
     def interval(self) -> float:
         """Seconds between probed frames."""
         return 1.0 / self.probe_fps
@@ -105,8 +120,7 @@ class VideoOCRConfig:
         if self.scene_change or self.max_fps is not None:
             scene = SceneChange(self.scene_threshold, self.scene_min_cells)
         if self.max_fps is not None:
-            every = max(1, round(self.max_fps / self.fps))
-            scene = AdaptiveRule(every, scene, floor=not self.scene_change)
+            scene = AdaptiveRule(self.every, scene, floor=not self.scene_change)
         return FrameSampler(
             source,
             fps=self.probe_fps,
@@ -327,6 +341,6 @@ class VideoOCR:
             end=state.end,
             samples=state.samples,
             interval=self.config.interval,
-            config=self.config.timeline,
+            config=self.config.merge_rules,
         )
         return VideoResult(state.source, doc, None, len(state.pages), state.end, state.samples)

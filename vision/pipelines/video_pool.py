@@ -192,5 +192,5 @@ def _join(source: str, results: list[VideoResult], config: VideoOCRConfig) -> Vi
     ends = [r.end for r in results if r.end is not None]
     samples = sum(r.samples or 0 for r in results)
     doc = video_document(pages, source=source, end=max(ends) if ends else None, samples=samples,
-                         interval=config.interval, config=config.timeline)
+                         interval=config.interval, config=config.merge_rules)
     return VideoResult(source, doc, None, frames, max(ends) if ends else None, samples)

@@ -52,6 +52,13 @@ class SceneChange:
         self._last = thumb
         return True
 
+    def changed_share(self, image: np.ndarray) -> float:
+        """The share of cells of ``image`` that changed since the reference (1.0 without one); no side effect."""
+        thumb = self._thumb(image)
+        if self._last is None or self._last.shape != thumb.shape:
+            return 1.0
+        return float(np.count_nonzero(np.abs(thumb - self._last) > self.threshold)) / thumb.size
+
     def accept(self, image: np.ndarray) -> None:
         """Make ``image`` the reference (a frame kept for another reason, e.g. the base rate)."""
         self._last = self._thumb(image)
