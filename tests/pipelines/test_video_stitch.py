@@ -63,7 +63,8 @@ def test_adaptive_rule_samples_motion_at_the_probe_rate_and_stillness_at_the_bas
 def test_adaptive_config_probes_at_max_fps() -> None:
     config = VideoOCRConfig(fps=1.0, max_fps=2.0)
     assert config.probe_fps == 2.0 and config.interval == 0.5 and config.every == 2
-    assert (config.merge_rules.min_frames, config.merge_rules.max_gap) == (4, 3)  # two base frames, one missed
+    rules = config.merge_rules  # two base frames, one missed base frame; two readings of moving text
+    assert (rules.min_frames, rules.max_gap, rules.moving_min_frames) == (4, 3, 2)
     assert isinstance(config.sampler("clip.mp4").scene, AdaptiveRule)
     assert VideoOCRConfig(fps=1.0).sampler("clip.mp4").scene is None
     with pytest.raises(ValueError):

@@ -60,6 +60,8 @@ class TimelineConfig:
         follow_motion: :func:`video_document` follows lines through camera and text motion and orders the
             timeline as a transcript (:mod:`vision.pipelines.video_transcript`); ``False``: the still-caption
             merge of :func:`merge_timeline` only.
+        moving_min_frames: ``min_frames`` for text in a moving picture (``None``: ``min_frames``); adaptive
+            sampling counts ``min_frames`` in probes of still footage and keeps this at two readings.
     """
 
     min_similarity: float = 80.0
@@ -67,6 +69,7 @@ class TimelineConfig:
     max_gap: int = 1
     min_frames: int = 2
     follow_motion: bool = True
+    moving_min_frames: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.min_similarity <= 100 or not 0 <= self.min_iou <= 1:

@@ -103,11 +103,13 @@ class VideoOCRConfig:
     @property
     def merge_rules(self) -> TimelineConfig:
         """The timeline rules in probes: ``min_frames`` and ``max_gap`` count base-rate frames, so with
-        adaptive sampling they are scaled by :attr:`every` (still text keeps the guarantees of ``fps``)."""
+        adaptive sampling they are scaled by :attr:`every` (still text keeps the guarantees of ``fps``), while
+        moving text needs ``min_frames`` readings (``moving_min_frames``)."""
         if self.every == 1:
             return self.timeline
         return dataclasses.replace(self.timeline, min_frames=self.timeline.min_frames * self.every,
-                                   max_gap=(self.timeline.max_gap + 1) * self.every - 1)
+                                   max_gap=(self.timeline.max_gap + 1) * self.every - 1,
+                                   moving_min_frames=self.timeline.moving_min_frames or self.timeline.min_frames)
 
     @property
     def interval(self) -> float:
@@ -319,7 +321,11 @@ class VideoOCR:
         if len(doc.pages) != len(batch):
             raise RuntimeError(f"the predictor returned {len(doc.pages)} pages for {len(batch)} frames")
         counts: dict[int, int] = {}
+        every = self.config.every if self.config.max_fps is not None and not self.config.scene_change else 1
         for (sid, frame), page in zip(batch, doc.pages):
+            before = states[sid].pages[-1].page_idx if states[sid].pages else -1
+            step = frame.index // every - before // every if every > 1 else 1  # adaptive: in base-grid frames
+            counts[sid] = counts.get(sid, 0) + step
             page.timestamp = frame.timestamp
             page.page_idx = frame.index
             page.source = frame.source
@@ -327,7 +333,6 @@ class VideoOCR:
                 page.image = None
             states[sid].pages.append(page)
             states[sid].queued -= 1
-            counts[sid] = counts.get(sid, 0) + 1
         if progress is not None:
             for sid, n in counts.items():
                 progress.advanced(states[sid].source, n)

@@ -45,6 +45,10 @@ class AdaptiveRule:
         self.every, self.scene, self.floor, self.motion_share = every, scene or SceneChange(), floor, motion_share
         self._probe = -1
 
+    def grid_frames(self, probes: int) -> int | None:
+        """Base-grid frames among ``probes`` probes (``None`` without the floor: not known in advance)."""
+        return -(-probes // self.every) if self.floor else None
+
     def __call__(self, image: np.ndarray) -> bool:
         self._probe += 1
         if self.floor and self._probe % self.every == 0:

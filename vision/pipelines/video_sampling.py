@@ -109,12 +109,16 @@ class FrameSampler:
         self._frames: Iterable[PageImage] | None = None
 
     def open(self) -> int | None:
-        """Open the video; returns how many frames will reach the OCR when that is known in advance."""
+        """Open the video; returns how many frames will reach the OCR when that is known in advance (with an
+        adaptive rule: how many base-grid frames, the unit its progress is counted in)."""
         self._frames = self.reader(
             self.source, fps=self.fps, start=self.start, end=self.stop, device=self.device, limits=self.limits
         )
-        if self.scene is not None or not hasattr(self._frames, "__len__"):
+        if not hasattr(self._frames, "__len__"):
             return None
+        grid = getattr(self.scene, "grid_frames", None)
+        if self.scene is not None:
+            return grid(len(self._frames)) if grid is not None else None  # type: ignore[arg-type]
         return len(self._frames)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[PageImage]:

@@ -15,8 +15,9 @@ generalized to moving pictures:
   as it comes into view. Greedy, best pairs first, one reading per track and frame.
 * **Gaps** count only samples in which the track's predicted box lies inside the frame: a line that leaves
   the picture is not missing, and matches again when the camera comes back.
-* **Flicker.** A track standing for fewer than ``min_frames`` samples is dropped, unless it moved out of the
-  frame after fewer than ``min_frames`` samples in view (it could not be seen longer). Still text is always
+* **Flicker.** A track standing for fewer than ``min_frames`` samples (``moving_min_frames`` in a section whose
+  view moved, when set) is dropped, unless it moved out of the frame after fewer samples in view than that
+  (it could not be seen longer) and its reading is not cut by the frame edge. Still text is always
   in view, so for still captions these are the rules of :func:`~vision.pipelines.timeline.merge_timeline`.
 * **Reading.** The best reading is the most confident one not cut by the frame edge (cut ones only when
   there is no other).
@@ -43,6 +44,7 @@ __all__ = ["LineReading", "Track", "Section", "track_lines"]
 
 EDGE = 0.005  # a box within 0.5% of the frame edge is cut by it
 VIEW_TOLERANCE = 0.02  # a predicted box within 2% outside the frame still counts as in view (motion error)
+SLIVER = 3  # a reading cut by the frame edge with fewer letters and digits than this is left out
 MOVED = 0.05  # a section whose view moved by 5% of the frame is a moving one (see video_transcript)
 
 
@@ -131,6 +133,8 @@ def _read(page: Page) -> _Frame:
             conf = sum(wd.confidence for wd in line.words) / len(line.words)
             sides = (x0 <= EDGE, x1 >= 1 - EDGE)
             clipped = any(sides) or y0 <= EDGE or y1 >= 1 - EDGE
+            if clipped and sum(ch.isalnum() for ch in text) < SLIVER:
+                continue  # a sliver of a line at the frame edge
             lines.append(LineReading(text, float(conf), box, tuple(members), clipped, sides))
     lines.sort(key=lambda r: -r.confidence)
     kept: list[LineReading] = []
@@ -279,8 +283,11 @@ def track_lines(
             else:
                 t.left = True
     done.extend(active)
-    kept = [t for t in done if next_idx[t.last] - idx[t.first] >= config.min_frames
-            or (t.left and t.in_view < config.min_frames and not t.best.clipped)]
+    def enough(t: Track) -> bool:
+        need = config.moving_min_frames if sections[t.section].moved and config.moving_min_frames else config.min_frames
+        return next_idx[t.last] - idx[t.first] >= need or (t.left and t.in_view < need and not t.best.clipped)
+
+    kept = [t for t in done if enough(t)]
     size = frames[0].dimensions if frames else (0, 0)
     for t in kept:
         if sections[t.section].moved and t.layer == 0:
