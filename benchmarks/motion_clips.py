@@ -80,8 +80,14 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.Im
     return ImageFont.truetype(str(path), size) if path.is_file() else ImageFont.load_default(size)
 
 
-def rendered_page(rows: Sequence[Sequence[str]], *, size: tuple[int, int] = (900, 640), text_px: int = 28,
-                  margin: int = 40, gap: int = 30) -> SourcePage:
+def rendered_page(
+    rows: Sequence[Sequence[str]],
+    *,
+    size: tuple[int, int] = (900, 640),
+    text_px: int = 28,
+    margin: int = 40,
+    gap: int = 30,
+) -> SourcePage:
     """A white page of black words, one row per entry of ``rows`` (words separated by ``gap`` px)."""
     h, w = size
     image = Image.new("RGB", (w, h), "white")
@@ -107,9 +113,10 @@ def funsd_pages(root: Path, count: int, first: int = 0) -> list[SourcePage]:
     from vision.evaluation.data import open_set
 
     pages = []
-    for sample in list(open_set(root))[first:first + count]:
-        words = tuple((w.text, tuple(float(v) for v in w.box)) for w in sample.words
-                      if not w.ignore and w.text.strip())
+    for sample in list(open_set(root))[first : first + count]:
+        words = tuple(
+            (w.text, tuple(float(v) for v in w.box)) for w in sample.words if not w.ignore and w.text.strip()
+        )
         pages.append(SourcePage(sample.load_image(), words))  # type: ignore[arg-type]
     return pages
 
@@ -118,8 +125,9 @@ def funsd_pages(root: Path, count: int, first: int = 0) -> list[SourcePage]:
 Camera = Callable[[float], tuple[int, np.ndarray]]  # time -> (page number, 2x3 page-to-frame matrix)
 
 
-def pan_zoom_camera(pages: Sequence[SourcePage], size: tuple[int, int], seconds: float,
-                    zoom: float = 0.25, fill: float = 0.75) -> Camera:
+def pan_zoom_camera(
+    pages: Sequence[SourcePage], size: tuple[int, int], seconds: float, zoom: float = 0.25, fill: float = 0.75
+) -> Camera:
     """Each page gets ``seconds / len(pages)``: scale from ``fill`` of the frame width to ``(1 + zoom)``
     times that, the view pans from the top of the page to its bottom and drifts 5% of the page sideways."""
     h, w = size
@@ -152,8 +160,14 @@ def _map_boxes(boxes: np.ndarray, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def film(pages: Sequence[SourcePage], camera: Camera, size: tuple[int, int], seconds: float, rate: float,
-         background: tuple[int, int, int] = (70, 70, 64)) -> tuple[Iterator[np.ndarray], ClipTruth]:
+def film(
+    pages: Sequence[SourcePage],
+    camera: Camera,
+    size: tuple[int, int],
+    seconds: float,
+    rate: float,
+    background: tuple[int, int, int] = (70, 70, 64),
+) -> tuple[Iterator[np.ndarray], ClipTruth]:
     """Frames ``uint8[H, W, 3]`` of ``pages`` seen through ``camera`` and the words' visibility.
 
     The truth is filled in as the frames are drawn: read it after the iterator is exhausted.
@@ -174,8 +188,14 @@ def film(pages: Sequence[SourcePage], camera: Camera, size: tuple[int, int], sec
             for j, (_, members) in enumerate(pages[p].lines):
                 if members and all(inside[i] for i in members):
                     _seen(lines[p][j], t, 1 / rate)
-            yield cv2.warpAffine(pages[p].image, m, (w, h), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=background)
+            yield cv2.warpAffine(
+                pages[p].image,
+                m,
+                (w, h),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=background,
+            )
         truth.words = [v for page in words for v in page]
         truth.lines = [v for page in lines for v in page]
 
@@ -189,8 +209,17 @@ def _seen(v: Visibility, t: float, step: float) -> None:
     v.seconds = round(v.frames * step, 6)
 
 
-def strip_page(rows: Sequence[str], *, width: int, text_px: int, spacing: float, fg: tuple[int, int, int],
-               bg: tuple[int, int, int], centred: bool = True, lead: int = 0) -> SourcePage:
+def strip_page(
+    rows: Sequence[str],
+    *,
+    width: int,
+    text_px: int,
+    spacing: float,
+    fg: tuple[int, int, int],
+    bg: tuple[int, int, int],
+    centred: bool = True,
+    lead: int = 0,
+) -> SourcePage:
     """A tall (or, with one row, long) page of text lines: the film strip of the credits and the ticker."""
     face = font(text_px, bold=True)
     probe = ImageDraw.Draw(Image.new("RGB", (8, 8)))
@@ -216,12 +245,56 @@ def strip_page(rows: Sequence[str], *, width: int, text_px: int, spacing: float,
     return SourcePage(np.asarray(image), tuple(words), tuple(lines))
 
 
-ROLES = ("Director", "Producer", "Editor", "Music", "Camera", "Sound", "Lighting", "Costumes", "Writer",
-         "Casting", "Makeup", "Stunts")
-FIRST = ("Anna", "James", "Maria", "Robert", "Linda", "Thomas", "Sarah", "Daniel", "Laura", "Peter",
-         "Helen", "George", "Alice", "Frank", "Emma", "Oliver")
-LAST = ("Walker", "Turner", "Bennett", "Harris", "Fisher", "Morgan", "Carter", "Hughes", "Parker", "Foster",
-        "Palmer", "Wright", "Mason", "Porter", "Stewart", "Spencer")
+ROLES = (
+    "Director",
+    "Producer",
+    "Editor",
+    "Music",
+    "Camera",
+    "Sound",
+    "Lighting",
+    "Costumes",
+    "Writer",
+    "Casting",
+    "Makeup",
+    "Stunts",
+)
+FIRST = (
+    "Anna",
+    "James",
+    "Maria",
+    "Robert",
+    "Linda",
+    "Thomas",
+    "Sarah",
+    "Daniel",
+    "Laura",
+    "Peter",
+    "Helen",
+    "George",
+    "Alice",
+    "Frank",
+    "Emma",
+    "Oliver",
+)
+LAST = (
+    "Walker",
+    "Turner",
+    "Bennett",
+    "Harris",
+    "Fisher",
+    "Morgan",
+    "Carter",
+    "Hughes",
+    "Parker",
+    "Foster",
+    "Palmer",
+    "Wright",
+    "Mason",
+    "Porter",
+    "Stewart",
+    "Spencer",
+)
 
 
 def credit_rows(count: int, seed: int = 0) -> list[str]:
@@ -235,13 +308,22 @@ def credit_rows(count: int, seed: int = 0) -> list[str]:
     return rows
 
 
-def credits_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: float = 20.0, rate: float = 30,
-                 lines: int = 24, text_px: int | None = None, speed: float | None = None) -> ClipTruth:
+def credits_clip(
+    path: Path,
+    *,
+    size: tuple[int, int] = (720, 1280),
+    seconds: float = 20.0,
+    rate: float = 30,
+    lines: int = 24,
+    text_px: int | None = None,
+    speed: float | None = None,
+) -> ClipTruth:
     """Credits scrolling up (``speed`` px/s, default: all lines through in ``seconds``)."""
     h, w = size
     text_px = text_px or max(12, h // 24)
-    strip = strip_page(credit_rows(lines), width=w, text_px=text_px, spacing=2.0, fg=(255, 255, 255),
-                       bg=(0, 0, 0), lead=h)
+    strip = strip_page(
+        credit_rows(lines), width=w, text_px=text_px, spacing=2.0, fg=(255, 255, 255), bg=(0, 0, 0), lead=h
+    )
     travel = strip.image.shape[0] - h
     speed = speed or travel / seconds
 
@@ -252,26 +334,53 @@ def credits_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: fl
     return _encode(path, frames, truth, "credits", size, rate)
 
 
-NEWS = ("Markets rally as central bank holds rates steady . Storm warning issued for the northern coast "
-        "tonight . City council approves new bridge over the river . Local team wins the regional final "
-        "after extra time . Museum opens exhibition of early photographs")
+NEWS = (
+    "Markets rally as central bank holds rates steady . Storm warning issued for the northern coast "
+    "tonight . City council approves new bridge over the river . Local team wins the regional final "
+    "after extra time . Museum opens exhibition of early photographs"
+)
 
 
-def ticker_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: float = 20.0, rate: float = 30,
-                text: str = NEWS, headline: str = "EVENING NEWS", speed: float | None = None) -> ClipTruth:
+def ticker_clip(
+    path: Path,
+    *,
+    size: tuple[int, int] = (720, 1280),
+    seconds: float = 20.0,
+    rate: float = 30,
+    text: str = NEWS,
+    headline: str = "EVENING NEWS",
+    speed: float | None = None,
+) -> ClipTruth:
     """A still headline, and ``text`` scrolling left through a band at the bottom at ``speed`` px/s (the part
     of ``text`` that has not come into view by ``seconds`` is simply never shown)."""
     h, w = size
     band_h = max(24, h // 12)
-    strip = strip_page([text], width=w, text_px=round(band_h * 0.6), spacing=1 / 0.6, fg=(15, 15, 15),
-                       bg=(250, 215, 60), centred=False, lead=w)  # dark on yellow (see docs/video.md)
+    strip = strip_page(
+        [text],
+        width=w,
+        text_px=round(band_h * 0.6),
+        spacing=1 / 0.6,
+        fg=(15, 15, 15),
+        bg=(250, 215, 60),
+        centred=False,
+        lead=w,
+    )  # dark on yellow (see docs/video.md)
     speed = speed or 150.0 * w / 1280  # a typical news ticker: 150 px/s at 720p, about 8 letters a second
-    title = strip_page([headline], width=w, text_px=h // 10, spacing=1.4, fg=(20, 20, 20), bg=(235, 235, 225),
-                       lead=0)
-    frames, truth = film([strip], lambda t: (0, np.array([[1, 0, -speed * t], [0, 1, h - band_h]], float)),
-                         size, seconds, rate, background=(0, 0, 0))
-    title_truth = [Visibility(word, 1, 0.0, (round(seconds * rate) - 1) / rate, round(seconds, 6),
-                              round(seconds * rate)) for word, _ in title.words]
+    title = strip_page(
+        [headline], width=w, text_px=h // 10, spacing=1.4, fg=(20, 20, 20), bg=(235, 235, 225), lead=0
+    )
+    frames, truth = film(
+        [strip],
+        lambda t: (0, np.array([[1, 0, -speed * t], [0, 1, h - band_h]], float)),
+        size,
+        seconds,
+        rate,
+        background=(0, 0, 0),
+    )
+    title_truth = [
+        Visibility(word, 1, 0.0, (round(seconds * rate) - 1) / rate, round(seconds, 6), round(seconds * rate))
+        for word, _ in title.words
+    ]
     top = h // 6
 
     def composed() -> Iterator[np.ndarray]:
@@ -279,33 +388,51 @@ def ticker_clip(path: Path, *, size: tuple[int, int] = (720, 1280), seconds: flo
             frame[: h - band_h] = (235, 235, 225)
             th, tw = title.image.shape[:2]
             x = (w - min(tw, w)) // 2
-            frame[top:top + th, x:x + min(tw, w)] = title.image[:, : min(tw, w)]
+            frame[top : top + th, x : x + min(tw, w)] = title.image[:, : min(tw, w)]
             yield frame
         truth.words += title_truth
-        truth.lines.append(Visibility(headline, 1, 0.0, title_truth[0].last, round(seconds, 6),
-                                      round(seconds * rate)))
+        truth.lines.append(
+            Visibility(headline, 1, 0.0, title_truth[0].last, round(seconds, 6), round(seconds * rate))
+        )
 
     return _encode(path, composed(), truth, "ticker", size, rate)
 
 
-def pan_zoom_clip(path: Path, pages: Sequence[SourcePage], *, size: tuple[int, int] = (720, 1280),
-                  seconds: float = 20.0, rate: float = 30, zoom: float = 0.25, fill: float = 0.75,
-                  background: tuple[int, int, int] = (70, 70, 64)) -> ClipTruth:
+def pan_zoom_clip(
+    path: Path,
+    pages: Sequence[SourcePage],
+    *,
+    size: tuple[int, int] = (720, 1280),
+    seconds: float = 20.0,
+    rate: float = 30,
+    zoom: float = 0.25,
+    fill: float = 0.75,
+    background: tuple[int, int, int] = (70, 70, 64),
+) -> ClipTruth:
     """Pan and zoom over ``pages`` (see :func:`pan_zoom_camera`) held over a ``background`` desk."""
     camera = pan_zoom_camera(pages, size, seconds, zoom, fill)
     frames, truth = film(pages, camera, size, seconds, rate, background)
     return _encode(path, frames, truth, "pan_zoom", size, rate)
 
 
-def _encode(path: Path, frames: Iterator[np.ndarray], truth: ClipTruth, kind: str, size: tuple[int, int],
-            rate: float, crf: int = 18) -> ClipTruth:
+def _encode(
+    path: Path,
+    frames: Iterator[np.ndarray],
+    truth: ClipTruth,
+    kind: str,
+    size: tuple[int, int],
+    rate: float,
+    crf: int = 18,
+) -> ClipTruth:
     """H.264 (libx264 ``veryfast``, CRF 18), one second of frames at a time; returns the truth."""
     import torch
     from torchcodec.encoders import Encoder
 
     h, w = size
     encoder = Encoder()
-    stream = encoder.add_video(height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast", crf=crf)
+    stream = encoder.add_video(
+        height=h, width=w, frame_rate=rate, codec="libx264", preset="veryfast", crf=crf
+    )
     tmp = path.with_name(f".part-{path.name}")  # keeps the suffix: FFmpeg picks the container by it
     chunk: list[torch.Tensor] = []
     with encoder.open_file(str(tmp)):

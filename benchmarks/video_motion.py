@@ -1,6 +1,6 @@
 """Video OCR on moving text: transcript quality and CPU cost on generated pan/zoom, credits and ticker clips.
 
-    python benchmarks/video_motion.py                       # 20 s 1280x720 clips, default `vision video` settings
+    python benchmarks/video_motion.py       # 20 s 1280x720 clips, default `vision video` settings
     python benchmarks/video_motion.py --settings default,fps2 --clips pan_zoom
 
 Clips (``benchmarks/motion_clips.py``, cached under ``--video-dir`` with their truth JSON):
@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import motion_clips as mc  # noqa: E402
+import motion_clips as mc
 
 SETTINGS: dict[str, list[str]] = {  # `vision video` options of each row (the command's defaults otherwise)
     "default": [],
@@ -49,7 +49,9 @@ def make_clips(args: argparse.Namespace) -> dict[str, mc.ClipTruth]:
     h, w = args.size
     out = {}
     for kind in args.clips:
-        tag = f"{kind}-{w}x{h}-{args.seconds:g}s" + (f"-{args.pages}p{args.first}" if kind == "pan_zoom" else "")
+        tag = f"{kind}-{w}x{h}-{args.seconds:g}s" + (
+            f"-{args.pages}p{args.first}" if kind == "pan_zoom" else ""
+        )
         video, truth_path = args.video_dir / f"{tag}.mp4", args.video_dir / f"{tag}.json"
         if not (video.is_file() and truth_path.is_file()):
             t0 = time.perf_counter()
@@ -67,7 +69,7 @@ def make_clips(args: argparse.Namespace) -> dict[str, mc.ClipTruth]:
 
 
 def video_config(name: str, args: argparse.Namespace) -> Any:
-    """The :class:`VideoOCRConfig` that ``vision video`` builds with the row's options."""
+    """The :class:`VideoOptions` that ``vision video`` builds with the row's options."""
     import argparse as ap
 
     from vision.app.cli import video as cli
@@ -76,16 +78,20 @@ def video_config(name: str, args: argparse.Namespace) -> Any:
     cli.register(parser.add_subparsers())
     options = parser.parse_args(["video", "in.mp4", "-o", "out", *SETTINGS[name]])
     if not hasattr(cli, "config_from_args"):  # the command before it had this helper (baseline runs)
-        from vision.pipelines.video import VideoOCRConfig
+        from vision.pipelines.video.pipeline import VideoOptions
 
-        return VideoOCRConfig(fps=options.fps, scene_change=options.scene_change, batch_size=options.batch_size,
-                              workers=options.workers)
+        return VideoOptions(
+            fps=options.fps,
+            scene_change=options.scene_change,
+            batch_size=options.batch_size,
+            workers=options.workers,
+        )
     return cli.config_from_args(options)
 
 
 def score(doc: Any, truth: mc.ClipTruth) -> dict[str, Any]:
     from vision.evaluation.transcript import score_transcript
-    from vision.pipelines.video_outputs import timeline_text
+    from vision.pipelines.video.outputs import timeline_text
 
     lines = timeline_text(doc).splitlines()
     entries = [(e.text, e.start, e.end) for e in doc.timeline]
@@ -97,7 +103,7 @@ def score(doc: Any, truth: mc.ClipTruth) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     from vision.pipelines.ocr import ocr_predictor
-    from vision.pipelines.video import VideoOCR
+    from vision.pipelines.video.pipeline import VideoOCR
 
     clips = make_clips(args)
     predictor = ocr_predictor(device="cpu")
@@ -109,16 +115,24 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
             t0, c0 = time.perf_counter(), time.process_time()
             doc = VideoOCR(predictor, config)(truth.path)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            row = {"clip": kind, "settings": name, "seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
-                   "frames": len(doc.pages), "entries": len(doc.timeline), "load_before": round(load, 2),
-                   "load_after": round(os.getloadavg()[0], 2)} | score(doc, truth)
+            row = {
+                "clip": kind,
+                "settings": name,
+                "seconds": round(wall, 2),
+                "cpu_seconds": round(cpu, 2),
+                "frames": len(doc.pages),
+                "entries": len(doc.timeline),
+                "load_before": round(load, 2),
+                "load_after": round(os.getloadavg()[0], 2),
+            } | score(doc, truth)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr)
             if args.keep:  # the document (frames' OCR and timeline) and the timeline as text
                 stem = args.video_dir / f"{Path(truth.path).stem}-{name}"
                 stem.with_suffix(".json").write_text(doc.to_json())
                 stem.with_suffix(".txt").write_text(
-                    "".join(f"{e.start:7.2f} {e.end:7.2f}  {e.text}\n" for e in doc.timeline))
+                    "".join(f"{e.start:7.2f} {e.end:7.2f}  {e.text}\n" for e in doc.timeline)
+                )
     return rows
 
 
@@ -132,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clips", default="pan_zoom,credits,ticker")
     parser.add_argument("--settings", default="default", help=f"comma list of {','.join(SETTINGS)}")
     parser.add_argument("--video-dir", type=Path, default=REPO / ".cache" / "bench-video-motion")
-    parser.add_argument("--keep", action="store_true", help="write each document (JSON) and timeline (text) beside the videos")
+    parser.add_argument(
+        "--keep", action="store_true", help="write each document (JSON) and timeline (text) beside the videos"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "video-motion.json")
     args = parser.parse_args(argv)
     args.size = tuple(int(v) for v in args.size.split("x"))
@@ -140,22 +156,32 @@ def main(argv: list[str] | None = None) -> int:
     args.settings = [s for s in args.settings.split(",") if s]
     rows = run(args)
     with open("/proc/cpuinfo") as f:
-        cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), platform.processor())
-    report = {"benchmark": "video_motion", "machine": {"cpu": cpu, "cores": os.cpu_count()},
-              "clips": {"seconds": args.seconds, "size": args.size, "pages": args.pages, "data": str(args.data)},
-              "rows": rows}
+        cpu = next(
+            (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), platform.processor()
+        )
+    report = {
+        "benchmark": "video_motion",
+        "machine": {"cpu": cpu, "cores": os.cpu_count()},
+        "clips": {"seconds": args.seconds, "size": args.size, "pages": args.pages, "data": str(args.data)},
+        "rows": rows,
+    }
     print(f"\n{args.seconds:g} s clips {args.size[1]}x{args.size[0]}, {cpu} x{os.cpu_count()}")
-    print("| clip | settings | seconds | CPU s | frames | entries | word recall | precision | duplicates "
-          "| timed lines found | median error | within 1 s | load |")
+    print(
+        "| clip | settings | seconds | CPU s | frames | entries | word recall | precision | duplicates "
+        "| timed lines found | median error | within 1 s | load |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         med = "-" if r["median_timing_error"] is None else f"{r['median_timing_error']:.2f}"
         timed = f"{r['lines_found']}/{r['lines_timed']}" if r["lines_timed"] else "-"
         within = f"{r['within_1s']:.0%}" if r["lines_timed"] else "-"
-        print(f"| {r['clip']} | {r['settings']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['frames']} "
-              f"| {r['entries']} | {r['recall']:.1%} ({r['words_found']}/{r['words_shown']}) | {r['precision']:.1%} "
-              f"| {r['duplicate_rate']:.1%} ({r['duplicate_lines']}/{r['lines']}) | {timed} | {med} | {within} "
-              f"| {r['load_before']:.1f}-{r['load_after']:.1f} |")
+        print(
+            f"| {r['clip']} | {r['settings']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['frames']} "
+            f"| {r['entries']} | {r['recall']:.1%} ({r['words_found']}/{r['words_shown']}) "
+            f"| {r['precision']:.1%} "
+            f"| {r['duplicate_rate']:.1%} ({r['duplicate_lines']}/{r['lines']}) | {timed} | {med} | {within} "
+            f"| {r['load_before']:.1f}-{r['load_after']:.1f} |"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}", file=sys.stderr)

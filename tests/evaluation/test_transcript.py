@@ -2,7 +2,13 @@
 
 import pytest
 
-from vision.evaluation.transcript import normalize, repeated_lines, score_transcript, timing_errors, word_recall
+from vision.evaluation.transcript import (
+    normalize,
+    repeated_lines,
+    score_transcript,
+    timing_errors,
+    word_recall,
+)
 
 
 def test_normalize_and_multiset_recall() -> None:
@@ -23,8 +29,9 @@ def test_timing_errors_pick_the_best_match() -> None:
 def test_score_transcript() -> None:
     words = [("Total", 2.0), ("amount", 2.0), ("due", 0.5), ("Signature", 3.0)]
     lines = [("Total amount due", 0.0, 2.0, 2.0), ("Signature", 1.0, 4.0, 3.0)]
-    score = score_transcript(["Total amount", "Signature", "Signature", "Ghost"], [("Signature", 1.0, 4.2)],
-                             words, lines)
+    score = score_transcript(
+        ["Total amount", "Signature", "Signature", "Ghost"], [("Signature", 1.0, 4.2)], words, lines
+    )
     assert (score.words_found, score.words_shown) == (3, 3) and score.recall == 1.0
     assert score.precision == pytest.approx(3 / 5)  # "Ghost" is invented, the second "Signature" a repeat
     assert score.duplicate_lines == 1 and score.duplicate_rate == pytest.approx(0.25)

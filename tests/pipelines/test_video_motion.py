@@ -12,15 +12,15 @@ import pytest
 from _video_synth import TemplateOCR
 
 from vision.evaluation.transcript import score_transcript
-from vision.pipelines.timeline import TimelineConfig, merge_timeline, video_document
-from vision.pipelines.video import VideoOCR, VideoOCRConfig
-from vision.pipelines.video_motion import FrameWords, apply, estimate_motion
-from vision.pipelines.video_outputs import timeline_text
-from vision.pipelines.video_transcript import reading_order, transcript_timeline
+from vision.pipelines.video.motion import FrameWords, apply, estimate_motion
+from vision.pipelines.video.outputs import timeline_text
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
+from vision.pipelines.video.timeline import TimelineOptions, merge_timeline, video_document
+from vision.pipelines.video.transcript import reading_order, transcript_timeline
 from vision.structures import Block, Line, Page, Word
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import motion_clips as mc  # noqa: E402
+import motion_clips as mc
 
 SIZE = (200, 400)  # frame (h, w) of the hand-built frames
 
@@ -29,15 +29,19 @@ def words_frame(boxes: dict[str, tuple[float, float, float, float]]) -> FrameWor
     return FrameWords(tuple(boxes), np.array(list(boxes.values()), float).reshape(-1, 4), SIZE)
 
 
-def page(idx: int, t: float, lines: list[tuple[str, tuple[float, float, float, float]]], conf: float = 0.9) -> Page:
+def page(
+    idx: int, t: float, lines: list[tuple[str, tuple[float, float, float, float]]], conf: float = 0.9
+) -> Page:
     """A frame whose OCR found ``lines`` (pixel boxes on a 400x200 frame; words split evenly)."""
     h, w = SIZE
     blocks = []
     for text, (x0, y0, x1, y1) in lines:
         parts = text.split()
         step = (x1 - x0) / len(parts)
-        words = [Word(p, conf, ((x0 + i * step) / w, y0 / h, (x0 + (i + 1) * step - 2) / w, y1 / h))
-                 for i, p in enumerate(parts)]
+        words = [
+            Word(p, conf, ((x0 + i * step) / w, y0 / h, (x0 + (i + 1) * step - 2) / w, y1 / h))
+            for i, p in enumerate(parts)
+        ]
         blocks.append(Block([Line(words)]))
     return Page(page_idx=idx, dimensions=SIZE, blocks=blocks, timestamp=t)
 
@@ -45,7 +49,9 @@ def page(idx: int, t: float, lines: list[tuple[str, tuple[float, float, float, f
 def test_motion_recovers_shift_and_zoom() -> None:
     rng = np.random.default_rng(0)
     keys = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
-    prev = {k: (x, y, x + 40, y + 12) for k, x, y in zip(keys, rng.uniform(0, 300, 7), rng.uniform(0, 180, 7))}
+    prev = {
+        k: (x, y, x + 40, y + 12) for k, x, y in zip(keys, rng.uniform(0, 300, 7), rng.uniform(0, 180, 7))
+    }
     truth = np.array([[1.2, 0.0, -15.0], [0.0, 1.2, 22.0]])
     cur = {k: tuple(apply(truth, np.array(b))[0]) for k, b in prev.items()}
     cur["golf"] = (5.0, 5.0, 45.0, 17.0)  # one word misplaced: RANSAC leaves it out
@@ -57,8 +63,12 @@ def test_motion_recovers_shift_and_zoom() -> None:
 
 def test_text_moving_over_a_still_picture_gets_its_own_layer() -> None:
     still = {"evening": (50, 20, 120, 40), "news": (130, 20, 180, 40), "today": (190, 20, 250, 40)}
-    band = {"markets": (100, 170, 160, 185), "rally": (170, 170, 210, 185), "storm": (220, 170, 270, 185),
-            "coast": (280, 170, 330, 185)}
+    band = {
+        "markets": (100, 170, 160, 185),
+        "rally": (170, 170, 210, 185),
+        "storm": (220, 170, 270, 185),
+        "coast": (280, 170, 330, 185),
+    }
     moved = {k: (x0 - 60, y0, x1 - 60, y1) for k, (x0, y0, x1, y1) in band.items()}
     motion = estimate_motion(words_frame(still | band), words_frame(still | moved))
     assert motion is not None and len(motion.layers) == 2
@@ -80,8 +90,16 @@ def scroll(lines: list[str], speed: float, times: list[float]) -> list[Page]:
     return pages
 
 
-CREDITS = ["Director Anna Bennett", "Music Linda Walker", "Camera Frank Parker", "Sound Sarah Walker",
-           "Editor Peter Mason", "Writer Laura Palmer", "Casting Oliver Carter", "Makeup Emma Fisher"]
+CREDITS = [
+    "Director Anna Bennett",
+    "Music Linda Walker",
+    "Camera Frank Parker",
+    "Sound Sarah Walker",
+    "Editor Peter Mason",
+    "Writer Laura Palmer",
+    "Casting Oliver Carter",
+    "Makeup Emma Fisher",
+]
 
 
 def test_scrolling_lines_are_one_entry_each_in_order_with_edge_crossing_times() -> None:
@@ -89,7 +107,9 @@ def test_scrolling_lines_are_one_entry_each_in_order_with_edge_crossing_times() 
     times = [float(t) for t in range(12)]
     entries = transcript_timeline(scroll(CREDITS, speed, times), end=12.0)
     assert [e.text for e in entries] == CREDITS
-    for i, e in enumerate(entries[1:5], start=1):  # whole from (30 i + 16 - 30) / speed to (170 + 30 i) / speed
+    for i, e in enumerate(
+        entries[1:5], start=1
+    ):  # whole from (30 i + 16 - 30) / speed to (170 + 30 i) / speed
         assert e.start == pytest.approx((30 * i - 14) / speed, abs=0.05), e
         assert e.end == pytest.approx((170 + 30 * i) / speed, abs=0.05), e
     # the still-caption merge splits every moving line into pieces or drops it as flicker
@@ -115,8 +135,11 @@ def test_still_captions_give_the_merge_of_the_timeline_module() -> None:
 
 def test_a_line_leaving_and_coming_back_is_one_entry() -> None:
     """A pan right and back: "Total amount due" leaves the frame for a sample and returns to its place."""
-    lines = [("Total amount due", (20.0, 50.0, 140.0, 66.0)), ("Signature of the customer", (200.0, 150.0, 380.0, 166.0)),
-             ("Notes and remarks", (420.0, 100.0, 540.0, 116.0))]
+    lines = [
+        ("Total amount due", (20.0, 50.0, 140.0, 66.0)),
+        ("Signature of the customer", (200.0, 150.0, 380.0, 166.0)),
+        ("Notes and remarks", (420.0, 100.0, 540.0, 116.0)),
+    ]
     pages = []
     for k, dx in enumerate([0, 160, 0]):
         shown = [(t, (x0 - dx, y0, x1 - dx, y1)) for t, (x0, y0, x1, y1) in lines]
@@ -137,36 +160,65 @@ def test_reading_order_rows_then_left_to_right() -> None:
 
 def test_follow_motion_off_is_the_still_merge() -> None:
     pages = scroll(["Director Anna Bennett", "Music Linda Walker"], 40.0, [float(t) for t in range(10)])
-    config = TimelineConfig(follow_motion=False)
-    assert video_document(pages, source=None, end=10.0, config=config).timeline == merge_timeline(pages, end=10.0)
+    config = TimelineOptions(follow_motion=False)
+    assert video_document(pages, source=None, end=10.0, config=config).timeline == merge_timeline(
+        pages, end=10.0
+    )
 
 
-VOCAB = ["ALPHA", "BRAVO", "CHARLIE", "DELTA", "ECHO", "FOXTROT", "GOLF", "HOTEL", "INDIA", "JULIET", "KILO",
-         "LIMA", "MIKE", "OSCAR", "PAPA", "ROMEO"]
+VOCAB = [
+    "ALPHA",
+    "BRAVO",
+    "CHARLIE",
+    "DELTA",
+    "ECHO",
+    "FOXTROT",
+    "GOLF",
+    "HOTEL",
+    "INDIA",
+    "JULIET",
+    "KILO",
+    "LIMA",
+    "MIKE",
+    "OSCAR",
+    "PAPA",
+    "ROMEO",
+]
 
 
 @pytest.fixture(scope="module")
 def pan_clip(tmp_path_factory: pytest.TempPathFactory) -> mc.ClipTruth:
     """Two rendered pages of different words, 8 s, 640x360 at 10 fps: each page panned top to bottom with a
     25% zoom-in, a cut between them."""
-    rows = [VOCAB[i:i + 2] for i in range(0, len(VOCAB), 2)]
+    rows = [VOCAB[i : i + 2] for i in range(0, len(VOCAB), 2)]
     pages = [mc.rendered_page(rows[:4]), mc.rendered_page(rows[4:])]
-    return mc.pan_zoom_clip(tmp_path_factory.mktemp("motion") / "pan.mp4", pages, size=(360, 640), seconds=8.0,
-                            rate=10, fill=0.7, background=(200, 200, 200))  # light: TemplateOCR reads dark ink
+    return mc.pan_zoom_clip(
+        tmp_path_factory.mktemp("motion") / "pan.mp4",
+        pages,
+        size=(360, 640),
+        seconds=8.0,
+        rate=10,
+        fill=0.7,
+        background=(200, 200, 200),
+    )  # light: TemplateOCR reads dark ink
 
 
 def score(doc, truth: mc.ClipTruth):
     step = 1 / truth.rate
-    return score_transcript(timeline_text(doc).splitlines(), [(e.text, e.start, e.end) for e in doc.timeline],
-                            [(w.text, w.seconds) for w in truth.words],
-                            [(v.text, v.first, v.last + step, v.seconds) for v in truth.lines if v.first])
+    return score_transcript(
+        timeline_text(doc).splitlines(),
+        [(e.text, e.start, e.end) for e in doc.timeline],
+        [(w.text, w.seconds) for w in truth.words],
+        [(v.text, v.first, v.last + step, v.seconds) for v in truth.lines if v.first],
+    )
 
 
 def test_pan_and_zoom_clip_gives_each_word_once(pan_clip: mc.ClipTruth) -> None:
-    doc = VideoOCR(TemplateOCR(VOCAB), VideoOCRConfig(fps=1.0, max_fps=2.0, batch_size=8))(pan_clip.path)
+    doc = VideoOCR(TemplateOCR(VOCAB), VideoOptions(fps=1.0, max_fps=2.0, batch_size=8))(pan_clip.path)
     result = score(doc, pan_clip)
     assert result.words_shown >= 12 and result.recall >= 0.9, result
     assert result.precision == 1.0 and result.duplicate_rate <= 0.05, result
-    still = VideoOCR(TemplateOCR(VOCAB), VideoOCRConfig(fps=1.0, batch_size=8,
-                                                        timeline=TimelineConfig(follow_motion=False)))
+    still = VideoOCR(
+        TemplateOCR(VOCAB), VideoOptions(fps=1.0, batch_size=8, timeline=TimelineOptions(follow_motion=False))
+    )
     assert score(still(pan_clip.path), pan_clip).recall < result.recall  # what the still merge loses

@@ -1,14 +1,16 @@
-"""Lines wider than the frame assembled from windows (vision.pipelines.video_stitch), and adaptive sampling."""
+"""Lines wider than the frame assembled from windows (vision.pipelines.video.stitch); adaptive sampling."""
 
 import numpy as np
 import pytest
 from _video_synth import CAPTIONS, draw_frame
 
-from vision.pipelines.video import VideoOCRConfig
-from vision.pipelines.video_adaptive import AdaptiveRule
-from vision.pipelines.video_stitch import extend, join, trim_cut
+from vision.pipelines.video.adaptive import AdaptiveRule
+from vision.pipelines.video.pipeline import VideoOptions
+from vision.pipelines.video.stitch import extend, join, trim_cut
 
-TICKER = "Markets rally as central bank holds rates steady. Storm warning issued for the northern coast tonight"
+TICKER = (
+    "Markets rally as central bank holds rates steady. Storm warning issued for the northern coast tonight"
+)
 
 
 def windows(text: str, width: int, step: int) -> list[str]:
@@ -55,17 +57,23 @@ def test_adaptive_rule_samples_motion_at_the_probe_rate_and_stillness_at_the_bas
     captions = AdaptiveRule(every=2)
     assert [captions(f) for f in (blank, blank, blank, caption, caption)] == [True, False, True, False, True]
     scene_only = AdaptiveRule(every=2, floor=False)
-    assert [scene_only(f) for f in (blank, blank, caption, caption, blank)] == [True, False, True, False, True]
+    assert [scene_only(f) for f in (blank, blank, caption, caption, blank)] == [
+        True,
+        False,
+        True,
+        False,
+        True,
+    ]
     with pytest.raises(ValueError):
         AdaptiveRule(every=0)
 
 
 def test_adaptive_config_probes_at_max_fps() -> None:
-    config = VideoOCRConfig(fps=1.0, max_fps=2.0)
+    config = VideoOptions(fps=1.0, max_fps=2.0)
     assert config.probe_fps == 2.0 and config.interval == 0.5 and config.every == 2
     rules = config.merge_rules  # two base frames, one missed base frame; two readings of moving text
     assert (rules.min_frames, rules.max_gap, rules.moving_min_frames) == (4, 3, 2)
     assert isinstance(config.sampler("clip.mp4").scene, AdaptiveRule)
-    assert VideoOCRConfig(fps=1.0).sampler("clip.mp4").scene is None
+    assert VideoOptions(fps=1.0).sampler("clip.mp4").scene is None
     with pytest.raises(ValueError):
-        VideoOCRConfig(fps=2.0, max_fps=1.0)
+        VideoOptions(fps=2.0, max_fps=1.0)

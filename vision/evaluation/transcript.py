@@ -23,8 +23,15 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-__all__ = ["TranscriptScore", "normalize", "word_recall", "word_precision", "repeated_lines",
-           "timing_errors", "score_transcript"]
+__all__ = [
+    "TranscriptScore",
+    "normalize",
+    "repeated_lines",
+    "score_transcript",
+    "timing_errors",
+    "word_precision",
+    "word_recall",
+]
 
 
 def normalize(text: str) -> str:
@@ -65,8 +72,11 @@ def repeated_lines(lines: Sequence[str], min_ratio: float = 90.0) -> int:
     return repeats
 
 
-def timing_errors(entries: Sequence[tuple[str, float, float]], truth: Sequence[tuple[str, float, float]],
-                  min_ratio: float = 80.0) -> list[float | None]:
+def timing_errors(
+    entries: Sequence[tuple[str, float, float]],
+    truth: Sequence[tuple[str, float, float]],
+    min_ratio: float = 80.0,
+) -> list[float | None]:
     """Per true ``(text, start, end)`` line: the larger start/end error of its best-matching entry
     ``(text, start, end)``, or ``None`` when no entry matches."""
     errors: list[float | None] = []
@@ -120,12 +130,18 @@ class TranscriptScore:
     def as_dict(self) -> dict[str, float | int | None]:
         """Flat figures for a benchmark row."""
         return {
-            "words_shown": self.words_shown, "words_found": self.words_found, "recall": round(self.recall, 4),
-            "precision": round(self.precision, 4), "lines": self.lines, "duplicate_lines": self.duplicate_lines,
-            "duplicate_rate": round(self.duplicate_rate, 4), "lines_timed": self.lines_timed,
+            "words_shown": self.words_shown,
+            "words_found": self.words_found,
+            "recall": round(self.recall, 4),
+            "precision": round(self.precision, 4),
+            "lines": self.lines,
+            "duplicate_lines": self.duplicate_lines,
+            "duplicate_rate": round(self.duplicate_rate, 4),
+            "lines_timed": self.lines_timed,
             "lines_found": self.lines_found,
             "median_timing_error": None if self.median_error is None else round(self.median_error, 3),
-            "within_1s": round(self.within(1.0), 4), "within_0_5s": round(self.within(0.5), 4),
+            "within_1s": round(self.within(1.0), 4),
+            "within_0_5s": round(self.within(0.5), 4),
         }
 
 
@@ -154,5 +170,14 @@ def score_transcript(
     timed = [(t, a, b) for t, a, b, s in lines if s >= min_seconds]
     errors = timing_errors(entries, timed)
     kept = tuple(e for e in errors if e is not None)
-    return TranscriptScore(shown, found, said, matched, len([ln for ln in transcript_lines if ln.strip()]),
-                           dups, len(timed), len(kept), kept)
+    return TranscriptScore(
+        shown,
+        found,
+        said,
+        matched,
+        len([ln for ln in transcript_lines if ln.strip()]),
+        dups,
+        len(timed),
+        len(kept),
+        kept,
+    )

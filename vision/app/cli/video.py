@@ -4,7 +4,7 @@ Files named on the command line are read whatever their extension (FFmpeg decide
 folders contribute the files whose extension is a known video one (:data:`VIDEO_SUFFIXES`), and their
 subfolders with ``--recursive``. Outputs go to ``OUTDIR/<path relative to the folder given>.<format>``
 (``clip.mp4`` -> ``clip.mp4.srt``). Runs resume: videos whose outputs all exist are skipped, and outputs
-are written atomically (see :mod:`vision.pipelines.video_outputs`). A broken video is reported and
+are written atomically (see :mod:`vision.pipelines.video.outputs`). A broken video is reported and
 skipped; the exit code is 1 when any video failed, else 0.
 """
 
@@ -22,8 +22,8 @@ from tqdm import tqdm
 
 from vision.app.cli._common import add_limit_arguments, limits_from_args, scan_inputs
 from vision.errors import VisionError
-from vision.pipelines.video import VideoOCR, VideoOCRConfig, VideoResult
-from vision.pipelines.video_outputs import (
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions, VideoResult
+from vision.pipelines.video.outputs import (
     FORMATS,
     complete_from_json,
     missing_outputs,
@@ -31,7 +31,15 @@ from vision.pipelines.video_outputs import (
     write_outputs,
 )
 
-__all__ = ["register", "run", "config_from_args", "VideoJob", "collect_jobs", "predictor_factory", "VIDEO_SUFFIXES"]
+__all__ = [
+    "register",
+    "run",
+    "config_from_args",
+    "VideoJob",
+    "collect_jobs",
+    "predictor_factory",
+    "VIDEO_SUFFIXES",
+]
 
 VIDEO_SUFFIXES = frozenset(
     {
@@ -116,8 +124,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-fps",
         type=float,
         default=2.0,
-        help="adaptive sampling: probe at this rate and OCR a probe when the picture moved or changed since the "
-        "last OCR'd frame, else at --fps (default 2; 0 or a value <= --fps: plain --fps sampling)",
+        help="adaptive sampling: probe at this rate and OCR a probe when the picture moved since the last "
+        "OCR'd frame, else at --fps (default 2; 0 or a value <= --fps: plain --fps sampling)",
     )
     parser.add_argument(
         "--scene-change",
@@ -175,7 +183,7 @@ def collect_jobs(inputs: list[Path], outdir: Path, recursive: bool) -> tuple[lis
 
 def predictor_factory(args: argparse.Namespace) -> Callable[[], Callable]:
     """A picklable zero-argument callable building the OCR predictor (Ray actors build their own)."""
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     return functools.partial(ocr_predictor, device=args.device, pages_per_batch=args.batch_size)
 
@@ -225,14 +233,14 @@ class _Bars:
 
 
 def _local(
-    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOptions, bars: _Bars
 ) -> Iterator[tuple[VideoJob, VideoResult]]:
     if not jobs:  # everything done already: do not build the models
         return
     by_source = {str(job.source): job for job in jobs}
     processes = min(getattr(args, "processes", 1), len(jobs))
     if processes > 1:
-        from vision.pipelines.video_pool import VideoProcessPool
+        from vision.pipelines.video.pool import VideoProcessPool
 
         with VideoProcessPool(predictor_factory(args), config, processes=processes) as pool:
             for result in pool.run(list(by_source)):
@@ -255,9 +263,9 @@ def _written(job: VideoJob, result: VideoResult, formats: tuple[str, ...]) -> tu
 
 
 def _ray(
-    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOptions, bars: _Bars
 ) -> Iterator[tuple[VideoJob, VideoResult]]:
-    from vision.pipelines.ray_engine import run_ray
+    from vision.pipelines.video.ray_engine import run_ray
 
     if not jobs:
         return
@@ -275,10 +283,10 @@ def _ray(
         yield by_source[result.source], result
 
 
-def config_from_args(args: argparse.Namespace) -> VideoOCRConfig:
-    """The :class:`VideoOCRConfig` of parsed ``vision video`` arguments."""
+def config_from_args(args: argparse.Namespace) -> VideoOptions:
+    """The :class:`VideoOptions` of parsed ``vision video`` arguments."""
     max_fps = getattr(args, "max_fps", None)
-    return VideoOCRConfig(
+    return VideoOptions(
         fps=args.fps,
         max_fps=max_fps if max_fps and max_fps > args.fps else None,
         scene_change=args.scene_change,

@@ -1,0 +1,83 @@
+"""A video's timeline in transcript order: each line shown once, as the filmed document reads.
+
+:func:`transcript_timeline` follows the lines through motion (:mod:`vision.pipelines.video.tracking`) and
+orders the entries by section (the frames between cuts, in time order):
+
+* in a section whose view moved (a pan, zoom or scroll over a document, scrolling credits), lines go in
+  **reading order on the section's canvas** (the first frame's coordinates, extended through the motion):
+  rows top to bottom (a line joins a row when their vertical overlap is at least half the smaller height,
+  the rule of ``vision eval``'s reading order), lines left to right in a row;
+* in a still section (captions), lines go by start time, then top to bottom, then left to right, the order
+  of :func:`vision.pipelines.video.timeline.merge_timeline`.
+
+The text output writes the entries in this order; subtitle writers sort by time themselves, so a moving
+line is one cue from its first to its last time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.pipelines.video.timeline import TimelineOptions, frame_grid
+from vision.pipelines.video.tracking import Track, track_lines
+from vision.structures import Page, TimelineEntry
+
+__all__ = ["reading_order", "transcript_timeline"]
+
+
+def reading_order(boxes: np.ndarray) -> list[int]:
+    """Indices of ``float[N, 4]`` boxes in reading order (rows by vertical overlap, then left to right)."""
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    order = np.argsort((boxes[:, 1] + boxes[:, 3]) / 2, kind="stable")
+    rows: list[list[int]] = []
+    for i in order:
+        if rows:
+            first = boxes[rows[-1][0]]
+            overlap = min(first[3], boxes[i, 3]) - max(first[1], boxes[i, 1])
+            if overlap >= 0.5 * min(first[3] - first[1], boxes[i, 3] - boxes[i, 1]):
+                rows[-1].append(int(i))
+                continue
+        rows.append([int(i)])
+    return [i for row in rows for i in sorted(row, key=lambda j: (boxes[j, 0], j))]
+
+
+def _entry(
+    track: Track, times: Sequence[float], next_time: Sequence[float], size: tuple[int, int]
+) -> TimelineEntry:
+    h, w = size
+    x0, y0, x1, y1 = (float(v) for v in track.best.box)
+    box = (max(0.0, x0 / w), max(0.0, y0 / h), min(1.0, x1 / w), min(1.0, y1 / h))
+    start = times[track.first] if track.start is None else track.start
+    end = next_time[track.last] if track.end is None else track.end
+    return TimelineEntry(track.text, start, max(start, end), track.best.confidence, box)
+
+
+def transcript_timeline(
+    pages: Sequence[Page],
+    *,
+    end: float | None = None,
+    samples: int | None = None,
+    interval: float | None = None,
+    config: TimelineOptions = TimelineOptions(),
+) -> list[TimelineEntry]:
+    """Timeline entries of sampled frames, one per line shown, in transcript order (module docstring).
+
+    Arguments as :func:`vision.pipelines.video.timeline.merge_timeline`.
+    """
+    frames, times, idx, next_time, next_idx = frame_grid(pages, end=end, samples=samples, interval=interval)
+    if not frames:
+        return []
+    tracks, sections = track_lines(frames, idx, next_idx, times, config)
+    size = frames[0].dimensions
+    entries: list[TimelineEntry] = []
+    for number, section in enumerate(sections):
+        members = [t for t in tracks if t.section == number]
+        if section.moved:
+            boxes = np.array([t.canvas for t in members]).reshape(-1, 4)
+            ordered = [members[i] for i in reading_order(boxes)]
+        else:
+            ordered = sorted(members, key=lambda t: (times[t.first], t.best.box[1], t.best.box[0]))
+        entries.extend(_entry(t, times, next_time, size) for t in ordered)
+    return entries
