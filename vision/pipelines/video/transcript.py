@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from rapidfuzz import fuzz
 
 from vision.pipelines.video.timeline import TimelineOptions, frame_grid
 from vision.pipelines.video.tracking import Track, track_lines
@@ -54,6 +55,37 @@ def _entry(
     return TimelineEntry(track.text, start, max(start, end), track.best.confidence, box)
 
 
+def _drop_pieces(tracks: list[Track]) -> list[Track]:
+    """Tracks of a moving section without those that are a piece of another: their canvas box lies mostly
+    (>= 60%) inside the other's and their text is contained in its text (``partial_ratio`` >= 90). The OCR
+    groups words into lines a little differently from frame to frame ("Substance 36" on one, "36" on the
+    next); the longer line keeps the shorter one's times."""
+    kept: list[Track] = []
+    for t in sorted(tracks, key=lambda t: -len(t.text)):
+        host = next(
+            (
+                k
+                for k in kept
+                if _inside_share(t.canvas, k.canvas) >= 0.6
+                and fuzz.partial_ratio(t.text.casefold(), k.text.casefold()) >= 90
+            ),
+            None,
+        )
+        if host is None:
+            kept.append(t)
+            continue
+        host.first, host.last = min(host.first, t.first), max(host.last, t.last)
+    return kept
+
+
+def _inside_share(box: np.ndarray, other: np.ndarray) -> float:
+    """The share of ``box``'s area inside ``other``."""
+    iw = max(0.0, min(box[2], other[2]) - max(box[0], other[0]))
+    ih = max(0.0, min(box[3], other[3]) - max(box[1], other[1]))
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return iw * ih / area if area > 0 else 0.0
+
+
 def transcript_timeline(
     pages: Sequence[Page],
     *,
@@ -75,6 +107,7 @@ def transcript_timeline(
     for number, section in enumerate(sections):
         members = [t for t in tracks if t.section == number]
         if section.moved:
+            members = _drop_pieces(members)
             boxes = np.array([t.canvas for t in members]).reshape(-1, 4)
             ordered = [members[i] for i in reading_order(boxes)]
         else:
