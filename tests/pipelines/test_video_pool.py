@@ -68,6 +68,18 @@ def test_one_video_cut_into_segments_gives_the_one_process_result(clips: dict[st
     assert _segments(str(clip.path), VideoOptions(fps=2.0, scene_change=True), 3) == [(None, None)]
 
 
+def test_adaptive_sampling_cut_into_segments_gives_the_one_process_result(clips: dict[str, Clip]) -> None:
+    """Segments start on the base grid and probe positions continue across them, so the holes adaptive
+    sampling leaves, and the timeline, are a single process's."""
+    clip = clips["cfr"]
+    config = VideoOptions(fps=1.0, max_fps=2.0, batch_size=4)
+    with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=3, threads=1) as pool:
+        (got,) = pool.run([clip.path])
+    alone = VideoOCR(TemplateOCR(VOCAB), config)(clip.path)
+    assert [(p.timestamp, p.page_idx) for p in got.document.pages] == [(p.timestamp, p.page_idx) for p in alone.pages]
+    assert got.document.timeline == alone.timeline
+
+
 def test_errors_survive_pickling() -> None:
     """Reader errors cross the process boundary with their type, source and reason."""
     err = pickle.loads(pickle.dumps(CorruptFile("a.mp4", "truncated")))

@@ -153,11 +153,12 @@ class VideoProcessPool:
 
 
 def _segments(source: str, config: VideoOptions, parts: int) -> list[tuple[float | None, float | None]]:
-    """Up to ``parts`` consecutive ``[start, end)`` ranges of the video on its sampling grid; the configured
-    range alone when it cannot or need not be cut (one part, scene change, a video that does not open: its
-    worker then reports the error)."""
+    """Up to ``parts`` consecutive ``[start, end)`` ranges of the video on its sampling grid (the ``fps`` grid:
+    with adaptive sampling each segment then starts on a base-grid probe); the configured range alone when it
+    cannot or need not be cut (one part, scene change, a video that does not open: its worker then reports
+    the error)."""
     whole = [(config.start, config.end)]
-    if parts <= 1 or config.scene_change or config.max_fps is not None:
+    if parts <= 1 or config.scene_change:
         return whole
     from vision.io import DocumentFile
 
@@ -185,10 +186,13 @@ def _join(source: str, results: list[VideoResult], config: VideoOptions) -> Vide
         return VideoResult(source, None, failed[0].error, frames)
     if len(results) == 1:
         return results[0]
-    pages = [page for r in results for page in r.document.pages]  # type: ignore[union-attr]
-    pages.sort(key=lambda p: p.timestamp)
-    for i, page in enumerate(pages):
-        page.page_idx = i
+    ordered = sorted(results, key=lambda r: r.document.pages[0].timestamp if r.document.pages else math.inf)
+    pages, offset = [], 0
+    for r in ordered:  # probe positions continue across segments (adaptive sampling leaves holes)
+        for page in r.document.pages:  # type: ignore[union-attr]
+            page.page_idx += offset
+            pages.append(page)
+        offset += r.samples if r.samples is not None else len(r.document.pages)  # type: ignore[union-attr]
     ends = [r.end for r in results if r.end is not None]
     samples = sum(r.samples or 0 for r in results)
     doc = video_document(pages, source=source, end=max(ends) if ends else None, samples=samples,
