@@ -153,6 +153,29 @@ def test_a_line_leaving_and_coming_back_is_one_entry() -> None:
     assert times == pytest.approx([0.0, 3.0, 138 / 160, 1 + 22 / 160, 0.0, 3.0])
 
 
+def test_a_line_read_whole_and_in_pieces_is_one_entry() -> None:
+    """While the page scrolls, the OCR groups "Substance 36" as one line on some frames and as "Substance"
+    and "36" on others: one entry, the whole line."""
+    pages = []
+    for k in range(6):
+        y = 150.0 - 20 * k
+        lines = [
+            ("Total weight of the sample", (40.0, y - 60, 260.0, y - 44)),
+            ("Net tobacco weight 749 mg", (40.0, y + 30, 250.0, y + 46)),
+        ]
+        if k % 2:
+            lines += [("Substance", (40.0, y, 140.0, y + 16)), ("36", (160.0, y, 190.0, y + 16))]
+        else:
+            lines += [("Substance 36", (40.0, y, 190.0, y + 16))]
+        pages.append(page(k, float(k), [(t, b) for t, b in lines if b[1] >= 0 and b[3] <= SIZE[0]]))
+    entries = transcript_timeline(pages, end=6.0)
+    assert [e.text for e in entries] == [
+        "Total weight of the sample",
+        "Substance 36",
+        "Net tobacco weight 749 mg",
+    ]
+
+
 def test_reading_order_rows_then_left_to_right() -> None:
     boxes = np.array([[200, 10, 300, 30], [10, 12, 150, 28], [10, 50, 150, 70], [10, 90, 80, 110]], float)
     assert reading_order(boxes) == [1, 0, 2, 3]

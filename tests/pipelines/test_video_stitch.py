@@ -75,5 +75,6 @@ def test_adaptive_config_probes_at_max_fps() -> None:
     assert (rules.min_frames, rules.max_gap, rules.moving_min_frames) == (4, 3, 2)
     assert isinstance(config.sampler("clip.mp4").scene, AdaptiveRule)
     assert VideoOptions(fps=1.0).sampler("clip.mp4").scene is None
+    assert VideoOptions(fps=1.0, max_fps=2.4).probe_fps == 2.0  # a multiple of fps: the grid stays aligned
     with pytest.raises(ValueError):
         VideoOptions(fps=2.0, max_fps=1.0)

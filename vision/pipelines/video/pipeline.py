@@ -51,7 +51,8 @@ class VideoOptions:
         fps: frames read per second of video (the probe rate in scene-change mode); with ``max_fps``, the
             rate at which still footage is OCR'd.
         max_fps: adaptive sampling (:mod:`vision.pipelines.video.adaptive`): frames are probed at this rate
-            and OCR'd when the picture changed since the last OCR'd frame, else at ``fps`` (``None``: off).
+            (rounded to a multiple of ``fps``) and OCR'd when the picture moved since the last OCR'd frame,
+            else at ``fps`` (``None``: off).
         scene_change: OCR only probed frames that differ from the last OCR'd one (with ``max_fps``: no
             base-rate frames on still footage).
         scene_threshold: grey levels (of 255) a :class:`SceneChange` cell must change by.
@@ -92,8 +93,9 @@ class VideoOptions:
 
     @property
     def probe_fps(self) -> float:
-        """Frames decoded per second of video (``max_fps`` when adaptive, else ``fps``)."""
-        return self.max_fps if self.max_fps is not None else self.fps
+        """Frames decoded per second of video: ``fps`` times :attr:`every` (``max_fps`` rounded to a multiple
+        of ``fps``, so the base grid is every ``every``-th probe)."""
+        return self.fps * self.every
 
     @property
     def every(self) -> int:
