@@ -118,14 +118,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--fps",
         type=_positive(float),
         default=1.0,
-        help="frames read per second of video (default 1; the probe rate with --scene-change)",
+        help="frames OCR'd per second of still footage (default 1; with --max-fps 0 and --scene-change, the "
+        "probe rate)",
     )
     parser.add_argument(
         "--max-fps",
         type=float,
         default=2.0,
-        help="adaptive sampling: probe at this rate and OCR a probe when the picture moved since the last "
-        "OCR'd frame, else at --fps (default 2; 0 or a value <= --fps: plain --fps sampling)",
+        help="adaptive sampling: probe at this rate (a multiple of --fps) and OCR a probe when the picture "
+        "moved since the last OCR'd frame, else at --fps (default 2; 0 or a value <= --fps: plain --fps "
+        "sampling; with --scene-change: the probe rate)",
     )
     parser.add_argument(
         "--scene-change",
