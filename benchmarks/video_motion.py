@@ -3,7 +3,7 @@
     python benchmarks/video_motion.py       # 20 s 1280x720 clips, default `vision video` settings
     python benchmarks/video_motion.py --settings default,fps2 --clips pan_zoom
 
-Clips (``benchmarks/motion_clips.py``, cached under ``--video-dir`` with their truth JSON):
+Clips (``benchmarks/motion_clips.py``, ``benchmarks/scroll_clips.py``, cached under ``--video-dir`` with their truth JSON):
 
 * ``pan_zoom``: the camera pans down and zooms in slowly over ``--pages`` pages of ``--data`` (default
   ``../shared/data/funsd_dev``, first five pages), a cut between pages;
@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import motion_clips as mc
+import scroll_clips as sc
 
 SETTINGS: dict[str, list[str]] = {  # `vision video` options of each row (the command's defaults otherwise)
     "default": [],
@@ -59,9 +60,9 @@ def make_clips(args: argparse.Namespace) -> dict[str, mc.ClipTruth]:
                 pages = mc.funsd_pages(args.data, args.pages, args.first)
                 truth = mc.pan_zoom_clip(video, pages, size=args.size, seconds=args.seconds)
             elif kind == "credits":
-                truth = mc.credits_clip(video, size=args.size, seconds=args.seconds)
+                truth = sc.credits_clip(video, size=args.size, seconds=args.seconds)
             else:
-                truth = mc.ticker_clip(video, size=args.size, seconds=args.seconds)
+                truth = sc.ticker_clip(video, size=args.size, seconds=args.seconds)
             truth.save(truth_path)
             print(f"generated {video} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         out[kind] = mc.ClipTruth.load(truth_path)

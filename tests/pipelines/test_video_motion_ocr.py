@@ -1,5 +1,5 @@
 """Must-show with the shipped ``vision.ocr_predictor()``: scrolling credits and a news ticker, generated here
-(benchmarks/motion_clips.py at 640x360, 8 s), read at the `vision video` defaults (adaptive sampling,
+(benchmarks/scroll_clips.py at 640x360, 8 s), read at the `vision video` defaults (adaptive sampling,
 1-2 fps).
 
 Each credit line is one entry in scroll order with start and end within 1 s of when it is whole on screen;
@@ -18,6 +18,7 @@ from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import motion_clips as mc
+import scroll_clips as sc
 
 DEFAULTS = VideoOptions(fps=1.0, max_fps=2.0, batch_size=8)  # `vision video` without options
 
@@ -40,7 +41,7 @@ def run(ocr: object, truth: mc.ClipTruth) -> tuple[object, object]:
 
 
 def test_scrolling_credits(ocr: object, tmp_path: Path) -> None:
-    truth = mc.credits_clip(
+    truth = sc.credits_clip(
         tmp_path / "credits.mp4", size=(360, 640), seconds=8.0, rate=10, lines=6, text_px=20
     )
     doc, score = run(ocr, truth)
@@ -50,7 +51,7 @@ def test_scrolling_credits(ocr: object, tmp_path: Path) -> None:
 
 
 def test_news_ticker(ocr: object, tmp_path: Path) -> None:
-    truth = mc.ticker_clip(tmp_path / "ticker.mp4", size=(360, 640), seconds=8.0, rate=10)
+    truth = sc.ticker_clip(tmp_path / "ticker.mp4", size=(360, 640), seconds=8.0, rate=10)
     doc, score = run(ocr, truth)
     assert score.recall >= 0.75 and score.duplicate_lines == 0, (score, doc.timeline)
     assert len(doc.timeline) == 2, doc.timeline  # the still headline and the ticker, one entry each
