@@ -24,8 +24,10 @@ _TRANSFORMER = "configs/recognition/crnn_transformer_small/"
 
 
 def _stage(config: str, init: str | None, calls: int, steps: int, gpu: str) -> dict[str, object]:
-    """One training run: its config, what it starts from, GPU calls (each resuming the last), steps of 512."""
-    return {"config": config, "init": init, "calls": calls, "steps": steps, "samples": steps * 512, "gpu": gpu}
+    """One training run: its config, what it starts from, its GPU calls (each resuming the previous one) and
+    its steps of 512 samples."""
+    return {"config": config, "init": init, "calls": calls, "steps": steps, "samples": steps * 512,
+            "gpu": gpu}
 
 
 CRNN_MOBILENET_SMALL: Weights | None = Weights(
