@@ -25,10 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import cv2
 import numpy as np
 
-from vision.structures import Block, Line, Region, Word
+from vision.pipelines.gutters import barrier_right, gutter_barrier
+from vision.pipelines.regions import REGION_MAX_WORDS, find_regions
+from vision.structures import Block, Line, Word
 
 __all__ = [
     "LayoutOptions",
@@ -54,6 +55,8 @@ class LayoutOptions:
         cell_gap: largest gap, in heights, between a table or form cell and its row neighbour.
         regions: also report large non-text areas (figures, photos, logos) as ``Region(kind="figure")``.
         region_min_area: smallest such area, as a fraction of the page.
+        gutter_width: least width, in heights, of a column gutter that no line crosses
+            (:mod:`vision.pipelines.gutters`); 0 turns gutter detection off.
     """
 
     line_overlap: float = 0.5
@@ -63,10 +66,10 @@ class LayoutOptions:
     cell_gap: float = 10.0
     regions: bool = False
     region_min_area: float = 0.01
+    gutter_width: float = 1.0
 
 
 CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)
-REGION_MAX_WORDS = 0.05  # figures hold at most a few labels; shaded tables and form boxes hold words
 _CHUNK = 1024  # rows of a pairwise cost matrix computed at once: bounds memory on pages with many words
 
 
@@ -112,7 +115,18 @@ def _chains(succ: np.ndarray) -> list[list[int]]:
     return chains
 
 
-def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[list[int]]:
+def _barrier(boxes: np.ndarray, options: LayoutOptions) -> tuple[np.ndarray, float]:
+    """The column-gutter barrier of pixel word boxes (empty when gutters are off)."""
+    if options.gutter_width <= 0:
+        return np.zeros((0, 0), dtype=bool), 1.0
+    return gutter_barrier(boxes, min_width=options.gutter_width)
+
+
+def group_lines(
+    boxes: np.ndarray,
+    options: LayoutOptions = LayoutOptions(),
+    barrier: tuple[np.ndarray, float] | None = None,
+) -> list[list[int]]:
     """Group word boxes into lines.
 
     Each word is linked to the word that best continues it on the right (vertical overlap at least
@@ -122,12 +136,15 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
 
     Args:
         boxes: ``[N, 4]`` pixel ``x0, y0, x1, y1`` of words on an upright page.
+        barrier: column gutters no line crosses (:func:`~vision.pipelines.gutters.gutter_barrier`;
+            ``None``: found here).
 
     Returns:
         Lines as lists of word indices, each left to right; lines ordered by their top edge.
     """
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
+    stop = barrier_right(b, *(barrier if barrier is not None else _barrier(b, options)))
 
     def cost_rows(rows: slice) -> np.ndarray:
         bi, hi = b[rows, None, :], h[rows, None]
@@ -139,6 +156,7 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
             & (gap >= -0.5 * hmin)
             & (gap <= options.word_gap * hmin)
             & (b[None, :, 0] > bi[..., 0])
+            & (b[None, :, 0] < stop[rows, None])  # never across a column gutter
         )
         return np.where(valid, np.maximum(gap, 0.0) / hmin + (1.0 - overlap), np.inf)
 
@@ -147,14 +165,19 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
 
 
 def tabular_lines(
-    line_boxes: np.ndarray, line_words: np.ndarray, options: LayoutOptions = LayoutOptions()
+    line_boxes: np.ndarray,
+    line_words: np.ndarray,
+    options: LayoutOptions = LayoutOptions(),
+    barrier: tuple[np.ndarray, float] | None = None,
 ) -> np.ndarray:
     """``bool[L]``: lines that belong to table or form rows, which are never chained into blocks.
 
     A *cell* is a short line (fewer than :data:`CELL_WORDS` words) with another line beside it on the same
     row (vertical overlap of at least ``line_overlap`` of the smaller height) at most ``cell_gap`` heights
     away. Cells, and lines with a cell beside them, are tabular: tables and forms then read row by row,
-    while column text (long lines beside long lines) still forms paragraphs.
+    while column text (long lines beside long lines) still forms paragraphs. Across a column gutter
+    (``barrier``), two lines of running text are never neighbours: a long line, or a short one with a
+    long line just above or below it, left-aligned with it (a paragraph's last line, a short heading).
     """
     b = np.asarray(line_boxes, dtype=np.float64).reshape(-1, 4)
     h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
@@ -162,7 +185,17 @@ def tabular_lines(
     overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
     gap = np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2])  # > 0 when apart
     near = (overlap >= options.line_overlap * hmin) & (gap >= 0) & (gap <= options.cell_gap * hmin)
-    cells = (np.asarray(line_words).reshape(-1) < CELL_WORDS) & near.any(axis=1)
+    short = np.asarray(line_words).reshape(-1) < CELL_WORDS
+    if barrier is not None:
+        stop = barrier_right(b, *barrier)
+        across = b[None, :, 0] >= stop[:, None]  # j starts past the gutter right of i
+        across |= across.T
+        text = ~short
+        dy = np.maximum(b[None, :, 1] - b[:, None, 3], b[:, None, 1] - b[None, :, 3])  # vertical gap
+        aligned = np.abs(b[:, None, 0] - b[None, :, 0]) <= 0.5 * hmin
+        text |= short & ((dy >= 0) & (dy <= 2 * options.block_gap * hmin) & aligned & ~short[None, :]).any(1)
+        near &= ~across | ~(text[:, None] & text[None, :])
+    cells = short & near.any(axis=1)
     return cells | (near & cells[None, :]).any(axis=1)
 
 
@@ -332,51 +365,11 @@ def build_blocks(
     if not words:
         return []
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
-    lines = group_lines(boxes, options)
+    barrier = _barrier(boxes, options)
+    lines = group_lines(boxes, options, barrier)
     line_boxes = _group_boxes(boxes, lines)
-    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options)
+    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)
     order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]))
     ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
-
-
-def find_regions(
-    image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()
-) -> list[Region]:
-    """Large non-text areas (figures, photos, logos, dark bars) as ``Region(kind="figure")``.
-
-    Works at 1/8 scale: pixels that differ from the page background (its median grey) by more than 48 grey
-    levels (a threshold above scanner noise and JPEG ringing, below any drawn content) are closed into
-    blobs after blanking the word boxes. A blob is kept when its box covers ``region_min_area`` of the page
-    or more, its ink (before closing) fills at least a quarter of that box (drops ruled tables and form
-    grids) and words cover less than :data:`REGION_MAX_WORDS` of it (drops shaded tables and boxed form
-    fields, which hold text). Measured with ``benchmarks/regions_check.py``.
-
-    Args:
-        image: ``(H, W, 3)`` uint8 upright page.
-        word_boxes: ``[N, 4]`` relative boxes of the words on that page.
-    """
-    h, w = image.shape[:2]
-    scale = 8
-    small = cv2.resize(
-        cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
-        (max(w // scale, 1), max(h // scale, 1)),
-        interpolation=cv2.INTER_AREA,
-    )
-    sh, sw = small.shape
-    ink = (np.abs(small.astype(np.int16) - int(np.median(small))) > 48).astype(np.uint8)
-    words = np.zeros_like(ink)
-    for x0, y0, x1, y1 in np.asarray(word_boxes, dtype=np.float64).reshape(-1, 4):
-        words[int(y0 * sh) : int(np.ceil(y1 * sh)) + 1, int(x0 * sw) : int(np.ceil(x1 * sw)) + 1] = 1
-    ink *= 1 - words
-    blobs = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
-    regions = []
-    for x, y, bw, bh, _ in stats[1:count]:
-        if bw * bh < options.region_min_area * sw * sh or ink[y : y + bh, x : x + bw].mean() < 0.25:
-            continue
-        if words[y : y + bh, x : x + bw].mean() >= REGION_MAX_WORDS:
-            continue
-        regions.append(Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0))))
-    return regions
