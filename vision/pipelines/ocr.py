@@ -22,6 +22,7 @@ from vision.pipelines.base import Pipeline, as_pages, chunked
 from vision.pipelines.layout import LayoutOptions
 from vision.pipelines.orientation import DeskewStage, OrientationStage
 from vision.pipelines.polarity import PolarityStage
+from vision.pipelines.structure import StructureOptions, StructureStage
 from vision.pipelines.stages import (
     CropStage,
     DetectStage,
@@ -65,6 +66,7 @@ class OCROptions:
             back onto the page as given.
         pdf_text: ``"auto"``, ``"ocr"`` or ``"layer"`` (see :mod:`vision.pipelines.text_layer`).
         layout: thresholds of the line/block/reading-order rules and non-text regions.
+        structure: tables and block kinds (:mod:`vision.pipelines.structure`); both can be switched off.
         crops_on_device: cut and recognise crops on the recognizer's device
             (:mod:`vision.pipelines.device`); ``None``: when it runs on a GPU.
         onnx: run both models with onnxruntime (exported once per weights and cached);
@@ -85,6 +87,7 @@ class OCROptions:
     straighten_pages: bool = False
     pdf_text: PdfTextMode = "auto"
     layout: LayoutOptions = field(default_factory=LayoutOptions)
+    structure: StructureOptions = field(default_factory=StructureOptions)
     crops_on_device: bool | None = None
     onnx: bool | None = None
 
@@ -168,6 +171,8 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
+    if options.structure.kinds or options.structure.tables:
+        stages.append(("structure", StructureStage(options.structure)))
     return Pipeline(stages)
 
 
@@ -191,6 +196,7 @@ def ocr_predictor(
     layout: LayoutOptions | None = None,
     crops_on_device: bool | None = None,
     onnx: bool | None = None,
+    structure: StructureOptions | None = None,
 ) -> OCRPredictor:
     """Build the end-to-end OCR predictor (the settings are those of :class:`OCROptions`).
 
@@ -216,6 +222,7 @@ def ocr_predictor(
         straighten_pages=straighten_pages,
         pdf_text=pdf_text,
         layout=layout or LayoutOptions(),
+        structure=structure or StructureOptions(),
         crops_on_device=crops_on_device,
         onnx=onnx,
     )
