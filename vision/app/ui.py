@@ -89,9 +89,11 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
 
 
 def _downloads(doc: Document, name: str, video: bool) -> list[str]:
-    """Write JSON, hOCR and a searchable PDF (documents) or SRT (videos) for download."""
+    """Write JSON, hOCR, Markdown, HTML and a searchable PDF (documents) or SRT (videos) for download."""
     folder = Path(tempfile.mkdtemp(prefix="vision-ui-"))
     files = {"json": doc.to_json(indent=2), "hocr": doc.export_hocr()}
+    if not video:
+        files.update(md=doc.export_markdown(), html=doc.export_html())
     if video:
         files["srt"] = doc.to_srt()
     out = []

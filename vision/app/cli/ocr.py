@@ -1,4 +1,4 @@
-"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|pdf] [--recursive]``: OCR images and PDFs.
+"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|md|html|pdf] [--recursive]``: OCR images and PDFs.
 
 Files named on the command line are read whatever their extension (their bytes decide the format);
 folders contribute files with an image or PDF extension (:data:`DOCUMENT_SUFFIXES`), and their subfolders
@@ -44,11 +44,13 @@ from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
 
-FORMATS = ("txt", "json", "hocr", "alto", "pdf")
+FORMATS = ("txt", "json", "hocr", "alto", "md", "html", "pdf")
 DOCUMENT_SUFFIXES = frozenset(
     {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"}
 )
-_EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf"}
+_EXTENSIONS = {
+    "txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "md": "md", "html": "html", "pdf": "pdf"
+}
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,10 @@ def render(doc: Document, fmt: str) -> str:
         return doc.export_hocr()
     if fmt == "alto":
         return doc.export_alto()
+    if fmt == "md":
+        return doc.export_markdown()
+    if fmt == "html":
+        return doc.export_html()
     raise ValueError(f"{fmt!r} is not a text format")
 
 

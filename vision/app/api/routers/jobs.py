@@ -84,7 +84,7 @@ def get_result(
     jobs: Annotated[JobService, Depends(get_jobs)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     fmt: Annotated[
-        ResultFormat, Query(alias="format", description="json, txt, hocr, alto, pdf, srt or vtt")
+        ResultFormat, Query(alias="format", description="json, txt, hocr, alto, md, html, pdf, srt or vtt")
     ] = (ResultFormat.json),
 ) -> Response:
     """The result in the requested ``format``; ``409`` unless the job succeeded."""
