@@ -276,6 +276,15 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         left, right = nlines[idx[boxes[idx, 2] <= cut]], nlines[idx[boxes[idx, 0] >= cut]]
         return gap if left.mean() >= 2 and right.mean() >= 2 else None
 
+    line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
+
+    def one_side(band: np.ndarray, gap: tuple[float, float], above: float) -> bool:
+        """Running text wholly on one side of a gutter: a column that goes on below a shorter one."""
+        cut = (gap[0] + gap[1]) / 2
+        left, right = boxes[band, 2] <= cut, boxes[band, 0] >= cut
+        close = boxes[band, 1].min() - above <= 2 * line_height  # a heading right under the column
+        return bool((left.all() or right.all()) and (nlines[band].mean() >= 2 or close))
+
     def bands(idx: np.ndarray) -> list[np.ndarray]:
         cuts = [(a + b) / 2 for a, b in _gaps(boxes[idx, 1], boxes[idx, 3])]
         if not cuts:
@@ -285,8 +294,12 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         found = np.split(idx[order], np.searchsorted(centre[order], cuts))
         merged, last = [found[0]], gutter(found[0])
         for band in found[1:]:
+            above = boxes[merged[-1], 3].max()
             g = gutter(band)
             if last is not None and g is not None and min(last[1], g[1]) > max(last[0], g[0]):
+                merged[-1] = np.concatenate([merged[-1], band])
+                last = gutter(merged[-1])
+            elif last is not None and g is None and one_side(band, last, above):
                 merged[-1] = np.concatenate([merged[-1], band])
                 last = gutter(merged[-1])
             else:
