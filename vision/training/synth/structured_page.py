@@ -180,9 +180,11 @@ def render_structured_page(
 
 
 def _table(p: _Painter, rows: list[list[str]], x: int, y: int, width: int, font, lead: int) -> int:
-    """A ruled table (top rule, rule under the header row, bottom rule), columns of equal width."""
+    """A ruled table (top rule, rule under the header row, bottom rule), columns of equal width, at most
+    ten text heights each."""
     n = max(len(r) for r in rows)
-    cw = width // n
+    cw = min(width // n, 10 * lead)
+    width = cw * n
     p.draw.line((x, y, x + width, y), fill="black", width=2)
     y += lead // 3
     for r, row in enumerate(rows):
