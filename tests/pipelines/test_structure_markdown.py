@@ -57,6 +57,6 @@ def test_form_page_markdown_and_switching_structure_off(ocr):
         reco_predictor=ocr.pipeline["recognize"].predictor,
         structure=StructureOptions(kinds=False, tables=False),
     )
-    assert "structure" not in plain.pipeline.names()
+    assert "structure" not in plain.pipeline.names
     doc = plain([page.image])
     assert doc.pages[0].tables == [] and {b.kind for b in doc.pages[0].blocks} == {"paragraph"}
