@@ -27,6 +27,7 @@ from typing import Callable
 
 import numpy as np
 
+from vision.pipelines._intervals import gaps, row_order, widest_gap
 from vision.pipelines.gutters import barrier_right, gutter_barrier
 from vision.pipelines.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
@@ -237,19 +238,6 @@ def group_blocks(
     return sorted(_chains(_mutual_best(cost_rows, len(b))), key=lambda bl: bl[0])
 
 
-def _gaps(lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:
-    """Empty intervals ``(start, end)`` between the union of ``[lo_i, hi_i]`` intervals."""
-    order = np.argsort(lo, kind="stable")
-    starts, reach = lo[order], np.maximum.accumulate(hi[order])
-    empty = starts[1:] > reach[:-1]
-    return list(zip(reach[:-1][empty].tolist(), starts[1:][empty].tolist()))
-
-
-def _widest_gap(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
-    gaps = _gaps(lo, hi)
-    return max(gaps, key=lambda g: g[1] - g[0]) if gaps else None
-
-
 def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[int]:
     """Reading order of blocks by recursive XY-cut (see the module docstring for the column rule).
 
@@ -269,7 +257,7 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
     nlines = np.asarray(lines_per_block, dtype=np.float64).reshape(-1)
 
     def gutter(idx: np.ndarray) -> tuple[float, float] | None:
-        gap = _widest_gap(boxes[idx, 0], boxes[idx, 2])
+        gap = widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is None:
             return None
         cut = (gap[0] + gap[1]) / 2
@@ -286,7 +274,7 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         return bool((left.all() or right.all()) and (nlines[band].mean() >= 2 or close))
 
     def bands(idx: np.ndarray) -> list[np.ndarray]:
-        cuts = [(a + b) / 2 for a, b in _gaps(boxes[idx, 1], boxes[idx, 3])]
+        cuts = [(a + b) / 2 for a, b in gaps(boxes[idx, 1], boxes[idx, 3])]
         if not cuts:
             return [idx]
         centre = (boxes[idx, 1] + boxes[idx, 3]) / 2
@@ -313,7 +301,9 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         parts = bands(idx)
         if len(parts) > 1:
             return [i for part in parts for i in visit(part)]
-        gap = _widest_gap(boxes[idx, 0], boxes[idx, 2])
+        if (nlines[idx] == 1).all():  # table or form cells whose rows touch: read row by row
+            return row_order(boxes, idx)
+        gap = widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is not None:
             cut = (gap[0] + gap[1]) / 2
             return visit(idx[boxes[idx, 2] <= cut]) + visit(idx[boxes[idx, 0] >= cut])
