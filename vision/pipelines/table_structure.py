@@ -4,11 +4,11 @@ Steps (distances in units of the median word height ``h``, so they hold at any r
 
 1. **Phrases**: words of one row less than ``phrase_gap`` apart (a cell's line of text).
 2. **Bands**: phrases that overlap vertically by half the smaller height (one line of the table).
-3. **Columns**: the x-gaps between the phrases of the *full* bands (those with at least 60% of the most
-   phrases any band has): full rows show every column, while spanning header cells would bridge the gaps.
-   Each phrase then covers the columns its x-extent overlaps (more than one: a column span).
+3. **Columns**: x-runs, at least ``column_gap`` wide, that the phrases of at most ``sparse`` of the bands
+   cover (a spanning header cell bridges a gap in one band or two). Each phrase then covers the columns its
+   x-extent overlaps (more than one: a column span).
 4. **Rows**: a band continues the row above (a wrapped cell) when no horizontal rule lies between them, it
-   is at most ``wrap_gap`` below, it fills fewer columns than the row's first band, and each of its phrases
+   is at most ``wrap_gap`` below, it has at most half as many phrases as the row's first band, and each of its phrases
    covers exactly the columns of a phrase of that row; otherwise it starts a row.
 5. **Header rows**: the rows above the first horizontal rule inside the table when there is one; else the
    first row, and the rows after it while the row above holds a column span (stacked headers).
@@ -35,7 +35,8 @@ class TableOptions:
 
     phrase_gap: float = 1.0
     wrap_gap: float = 0.6
-    full_band: float = 0.6
+    sparse: float = 0.1
+    column_gap: float = 0.5
 
 
 def ruling_lines(image: np.ndarray, min_length: float = 0.3) -> np.ndarray:
@@ -75,16 +76,21 @@ def _bands(pb: np.ndarray) -> list[list[int]]:
     return bands
 
 
-def _separators(pb: np.ndarray, bands: list[list[int]], full: float) -> np.ndarray:
-    """x of column separators: midpoints of the gaps between the phrases of the full bands."""
-    most = max(len(band) for band in bands)
-    rows = [i for band in bands if len(band) >= full * most for i in band]
-    lo, hi = pb[rows, 0], pb[rows, 2]
-    order = np.argsort(lo)
-    reach = np.maximum.accumulate(hi[order])
-    starts = lo[order]
-    gaps = starts[1:] > reach[:-1]
-    return (reach[:-1][gaps] + starts[1:][gaps]) / 2
+def _separators(pb: np.ndarray, bands: list[list[int]], sparse: float, min_gap: float) -> np.ndarray:
+    """x of column separators: the middles of the x-runs covered by the phrases of at most ``sparse`` of
+    the bands (spanning header cells cover a gap in a few bands only), at least ``min_gap`` pixels wide."""
+    x0, x1 = int(np.floor(pb[:, 0].min())), int(np.ceil(pb[:, 2].max()))
+    cover = np.zeros(x1 - x0 + 2, dtype=np.int64)
+    for band in bands:
+        hit = np.zeros_like(cover, dtype=bool)
+        for i in band:
+            hit[int(pb[i, 0]) - x0 : int(np.ceil(pb[i, 2])) - x0 + 1] = True
+        cover += hit
+    empty = cover <= sparse * len(bands)
+    edges = np.flatnonzero(np.diff(np.r_[0, empty.astype(np.int8), 0]))
+    runs = edges.reshape(-1, 2)  # [start, end) of empty runs
+    inner = (runs[:, 0] > 0) & (runs[:, 1] < len(cover) - 1) & (runs[:, 1] - runs[:, 0] >= min_gap)
+    return x0 + runs[inner].mean(axis=1)
 
 
 def _columns(x0: float, x1: float, seps: np.ndarray) -> tuple[int, int]:
@@ -115,7 +121,7 @@ def recognize_table(
     phrases = _phrases(b, h, options.phrase_gap)
     pb = np.array([[b[p, 0].min(), b[p, 1].min(), b[p, 2].max(), b[p, 3].max()] for p in phrases])
     bands = _bands(pb)
-    seps = _separators(pb, bands, options.full_band)
+    seps = _separators(pb, bands, options.sparse, options.column_gap * h)
     rules = np.zeros(0) if rules is None else np.asarray(rules, dtype=np.float64)
     rows: list[list[tuple[int, int, list[int]]]] = []  # per row: (first col, last col, phrase indices)
     row_top: list[float] = []
@@ -126,7 +132,7 @@ def recognize_table(
         spans = [_columns(pb[i, 0], pb[i, 2], seps) for i in band]
         top = pb[band, 1].min()
         ruled = bool(((rules > prev_bottom) & (rules < top)).any())
-        if rows and not ruled and top - prev_bottom <= options.wrap_gap * h and len(band) < first_fill:
+        if rows and not ruled and top - prev_bottom <= options.wrap_gap * h and 2 * len(band) <= first_fill:
             cells = {(c0, c1): k for k, (c0, c1, _) in enumerate(rows[-1])}
             if all(s in cells for s in spans):
                 for i, s in zip(band, spans):
