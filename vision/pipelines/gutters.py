@@ -14,9 +14,10 @@ space of justified 10 pt text is under 1 height, and a 5 mm gutter at 10 pt is a
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-__all__ = ["gutter_barrier", "barrier_right"]
+__all__ = ["gutter_barrier", "barrier_right", "gutter_lines"]
 
 _CELLS_PER_HEIGHT = 4  # grid resolution: a quarter of the median word height
 
@@ -78,3 +79,19 @@ def barrier_right(boxes: np.ndarray, barrier: np.ndarray, cell: float) -> np.nda
     has = found < gx
     out[has] = found[has] * cell
     return out
+
+
+def gutter_lines(barrier: np.ndarray, cell: float, min_height: float = 0.0) -> np.ndarray:
+    """``float[G, 3]`` pixel ``(x, y0, y1)`` of each gutter: a connected piece of the barrier, at the x of
+    its tallest grid column, from its top to its bottom; pieces under ``min_height`` pixels are left out."""
+    if barrier.size == 0 or not barrier.any():
+        return np.zeros((0, 3))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(barrier.astype(np.uint8), connectivity=4)
+    out = []
+    for k in range(1, count):
+        x, y, w, h, _ = stats[k]
+        if h * cell < min_height:
+            continue
+        column = (labels[y : y + h, x : x + w] == k).sum(axis=0)
+        out.append(((x + int(column.argmax()) + 0.5) * cell, y * cell, (y + h) * cell))
+    return np.array(out, dtype=np.float64).reshape(-1, 3)

@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from vision.pipelines._intervals import gaps, row_order, widest_gap
-from vision.pipelines.gutters import barrier_right, gutter_barrier
+from vision.pipelines.gutters import barrier_right, gutter_barrier, gutter_lines
 from vision.pipelines.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
 
@@ -238,17 +238,23 @@ def group_blocks(
     return sorted(_chains(_mutual_best(cost_rows, len(b))), key=lambda bl: bl[0])
 
 
-def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[int]:
+def order_blocks(
+    block_boxes: np.ndarray, lines_per_block: np.ndarray, columns: np.ndarray | None = None
+) -> list[int]:
     """Reading order of blocks by recursive XY-cut (see the module docstring for the column rule).
 
     At each level the blocks are cut into horizontal bands at every vertical whitespace gap; consecutive
     bands that are both running-text columns (a vertical gutter, blocks of two lines or more on average on
     each side) with overlapping gutters are merged back, so paragraph breaks that happen to line up across
-    columns do not interleave the columns. A single band is cut at its widest vertical gutter.
+    columns do not interleave the columns. A single band is cut at its widest vertical gutter. Where the
+    words' column gutters are given, a band's gutter is one of them that runs along at least half of the
+    band's height with no block across it (else the rule on lines per block above).
 
     Args:
         block_boxes: ``[B, 4]`` pixel boxes of blocks.
         lines_per_block: ``[B]`` number of lines in each block.
+        columns: ``[G, 3]`` pixel ``(x, y0, y1)`` of column gutters
+            (:func:`~vision.pipelines.gutters.gutter_lines`).
 
     Returns:
         Block indices in reading order.
@@ -256,15 +262,28 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
     boxes = np.asarray(block_boxes, dtype=np.float64).reshape(-1, 4)
     nlines = np.asarray(lines_per_block, dtype=np.float64).reshape(-1)
 
+    line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
+    cols = np.zeros((0, 3)) if columns is None else np.asarray(columns, dtype=np.float64).reshape(-1, 3)
+
+    def word_gutter(idx: np.ndarray) -> tuple[float, float] | None:
+        y0, y1 = boxes[idx, 1].min(), boxes[idx, 3].max()
+        for x, g0, g1 in cols:
+            across = ((boxes[idx, 0] < x) & (boxes[idx, 2] > x)).any()
+            sides = (boxes[idx, 2] <= x).any() and (boxes[idx, 0] >= x).any()
+            if not across and sides and min(y1, g1) - max(y0, g0) >= 0.5 * (y1 - y0):
+                return (x - line_height, x + line_height)
+        return None
+
     def gutter(idx: np.ndarray) -> tuple[float, float] | None:
+        found = word_gutter(idx)
+        if found is not None:
+            return found
         gap = widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is None:
             return None
         cut = (gap[0] + gap[1]) / 2
         left, right = nlines[idx[boxes[idx, 2] <= cut]], nlines[idx[boxes[idx, 0] >= cut]]
         return gap if left.mean() >= 2 and right.mean() >= 2 else None
-
-    line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
 
     def one_side(band: np.ndarray, gap: tuple[float, float], above: float) -> bool:
         """Running text wholly on one side of a gutter: a column that goes on below a shorter one."""
@@ -303,7 +322,7 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
             return [i for part in parts for i in visit(part)]
         if (nlines[idx] == 1).all():  # table or form cells whose rows touch: read row by row
             return row_order(boxes, idx)
-        gap = widest_gap(boxes[idx, 0], boxes[idx, 2])
+        gap = word_gutter(idx) or widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is not None:
             cut = (gap[0] + gap[1]) / 2
             return visit(idx[boxes[idx, 2] <= cut]) + visit(idx[boxes[idx, 0] >= cut])
@@ -373,6 +392,7 @@ def build_blocks(
     line_boxes = _group_boxes(boxes, lines)
     cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)
-    order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]))
+    columns = gutter_lines(*barrier, min_height=4 * float(np.median(boxes[:, 3] - boxes[:, 1])))
+    order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
     ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
