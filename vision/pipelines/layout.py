@@ -248,7 +248,8 @@ def order_blocks(
     each side) with overlapping gutters are merged back, so paragraph breaks that happen to line up across
     columns do not interleave the columns. A single band is cut at its widest vertical gutter. Where the
     words' column gutters are given, a band's gutter is one of them that runs along at least half of the
-    band's height with no block across it (else the rule on lines per block above).
+    band's height with no block across it and mostly running text on each side (else the rule on lines per
+    block above).
 
     Args:
         block_boxes: ``[B, 4]`` pixel boxes of blocks.
@@ -265,11 +266,16 @@ def order_blocks(
     line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
     cols = np.zeros((0, 3)) if columns is None else np.asarray(columns, dtype=np.float64).reshape(-1, 3)
 
+    def running_text(side: np.ndarray) -> bool:
+        """Blocks of two lines or more cover most of ``side``'s area (text columns, not form fields)."""
+        area = (boxes[side, 2] - boxes[side, 0]) * (boxes[side, 3] - boxes[side, 1])
+        return len(side) > 0 and area[nlines[side] >= 2].sum() >= 0.5 * area.sum()
+
     def word_gutter(idx: np.ndarray) -> tuple[float, float] | None:
         y0, y1 = boxes[idx, 1].min(), boxes[idx, 3].max()
         for x, g0, g1 in cols:
             across = ((boxes[idx, 0] < x) & (boxes[idx, 2] > x)).any()
-            sides = (boxes[idx, 2] <= x).any() and (boxes[idx, 0] >= x).any()
+            sides = running_text(idx[boxes[idx, 2] <= x]) and running_text(idx[boxes[idx, 0] >= x])
             if not across and sides and min(y1, g1) - max(y0, g0) >= 0.5 * (y1 - y0):
                 return (x - line_height, x + line_height)
         return None
