@@ -2,7 +2,7 @@
 
 The truth is each page's text layer in content-stream order (TeX writes a page's running head, then its
 columns one after the other, then its foot), words joined by single spaces. The layout under test gets the
-same words with their boxes (pixels at 150 dpi) and arranges them (:func:`vision.pipelines.layout.
+same words with their boxes (pixels at 150 dpi) and arranges them (:func:`vision.pipelines.ocr.reading_order.
 build_blocks`); its text is the words in the order it returns. Both sides hold the same words, so the CER
 (Levenshtein distance / truth length) measures order alone. A second part scores drawn 2- and 3-column
 pages (:mod:`vision.training.synth.structured_page`, 5 mm gutters).
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from vision.pipelines.layout import build_blocks
+from vision.pipelines.ocr.reading_order import build_blocks
 from vision.structures import Word
 
 DPI = 150

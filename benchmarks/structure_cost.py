@@ -21,8 +21,8 @@ import torch
 
 import vision
 from vision.evaluation.data import open_set
-from vision.pipelines.layout import LayoutOptions
-from vision.pipelines.structure import StructureOptions
+from vision.pipelines.ocr.reading_order import LayoutOptions
+from vision.pipelines.ocr.structure import StructureOptions
 
 
 class _Timed:

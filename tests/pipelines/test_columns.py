@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.pipelines.layout import LayoutOptions, build_blocks
+from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks
 from vision.structures import Word
 from vision.training.synth.structured_page import LOREM, Element, render_structured_page
 

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 import vision
-from vision.pipelines.structure import StructureOptions
+from vision.pipelines.ocr.structure import StructureOptions
 from vision.training.synth.structured_page import Element, render_structured_page
 
 

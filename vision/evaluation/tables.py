@@ -1,7 +1,7 @@
 """Tables: TEDS and structure-only TEDS of table structure recognition run on the OCR output.
 
 Each image of a table set (``index.json`` with ``"kind": "table"``; ``gt/<id>.json`` holding the true
-``html``) is read by the OCR predictor; :func:`~vision.pipelines.table_structure.recognize_table` builds the
+``html``) is read by the OCR predictor; :func:`~vision.pipelines.ocr.table_structure.recognize_table` builds the
 table from the words and the image's ruling lines, and its HTML is scored against the truth with
 :func:`~vision.evaluation.teds.teds`, averaged over tables. ``--scale`` enlarges the images first (table
 crops of articles are small: PubTabNet's text is about 9 px high).
@@ -18,11 +18,10 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from vision.app.cli._common import add_ocr_model_arguments, ocr_predictor_from_args
 from vision.errors import CorruptFile, UnsupportedFormat
 from vision.evaluation.teds import teds
-from vision.export.html import table_to_html
-from vision.pipelines.table_structure import recognize_table, ruling_lines
+from vision.pipelines.ocr.options import add_model_arguments, options_from_args
+from vision.pipelines.ocr.table_structure import recognize_table, ruling_lines
 from vision.structures import Document
 
 __all__ = ["TASK", "add_arguments", "run", "evaluate_tables", "predict_table_html"]
@@ -50,7 +49,7 @@ def predict_table_html(image: np.ndarray, predict: Callable[[list[np.ndarray]], 
     words = page.words
     h, w = image.shape[:2]
     boxes = np.array([wd.geometry for wd in words], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
-    return table_to_html(recognize_table(words, boxes, ruling_lines(image)))
+    return recognize_table(words, boxes, ruling_lines(image)).to_html()
 
 
 def evaluate_tables(
@@ -91,12 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--limit", type=int, default=None, help="score only the first N tables")
     parser.add_argument("--scale", type=float, default=2.0, help="enlarge the images by this factor first (2)")
-    add_ocr_model_arguments(parser)
+    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Score table recognition on ``--data`` and print the scores (or JSON with ``--json``)."""
-    predictor = ocr_predictor_from_args(args)
+    from vision.pipelines.ocr.predictor import ocr_predictor
+
+    predictor = ocr_predictor(options=options_from_args(args))
     report = evaluate_tables(predictor, args.data, scale=args.scale, limit=args.limit)
     if args.json:
         print(json.dumps(report, indent=2))

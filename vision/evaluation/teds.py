@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from apted import APTED, Config
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["TableNode", "parse_table", "table_html", "teds"]
+__all__ = ["TableNode", "parse_table", "teds"]
 
 _KEPT = {"table", "thead", "tbody", "tr", "td"}
 
@@ -106,10 +106,3 @@ def teds(pred: str | TableNode, true: str | TableNode, *, structure_only: bool =
     distance = APTED(a, b, _Costs(structure_only)).compute_edit_distance()
     return 1.0 - distance / max(a.size(), b.size())
 
-
-def table_html(table: object) -> str:
-    """HTML of a :class:`~vision.structures.Table` (header rows in ``thead``), as :mod:`vision.export.html`
-    writes it."""
-    from vision.export.html import table_to_html
-
-    return table_to_html(table)  # type: ignore[arg-type]

@@ -69,6 +69,12 @@ class Table:
             out[cell.row].append(cell)
         return out
 
+    def to_html(self) -> str:
+        """The table as an HTML ``<table>`` (see :func:`vision.export.html.table_to_html`)."""
+        from vision.export.html import table_to_html
+
+        return table_to_html(self)
+
     def has_spans(self) -> bool:
         """Whether any cell spans more than one row or column."""
         return any(c.row_span > 1 or c.col_span > 1 for c in self.cells)

@@ -27,9 +27,9 @@ from typing import Callable
 
 import numpy as np
 
-from vision.pipelines._intervals import gaps, row_order, widest_gap
-from vision.pipelines.gutters import barrier_right, gutter_barrier, gutter_lines
-from vision.pipelines.regions import REGION_MAX_WORDS, find_regions
+from vision.pipelines.ocr._intervals import gaps, row_order, widest_gap
+from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
+from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
 
 __all__ = [
@@ -57,7 +57,7 @@ class LayoutOptions:
         regions: also report large non-text areas (figures, photos, logos) as ``Region(kind="figure")``.
         region_min_area: smallest such area, as a fraction of the page.
         gutter_width: least width, in heights, of a column gutter that no line crosses
-            (:mod:`vision.pipelines.gutters`); 0 turns gutter detection off.
+            (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
     """
 
     line_overlap: float = 0.5
@@ -137,7 +137,7 @@ def group_lines(
 
     Args:
         boxes: ``[N, 4]`` pixel ``x0, y0, x1, y1`` of words on an upright page.
-        barrier: column gutters no line crosses (:func:`~vision.pipelines.gutters.gutter_barrier`;
+        barrier: column gutters no line crosses (:func:`~vision.pipelines.ocr.gutters.gutter_barrier`;
             ``None``: found here).
 
     Returns:
@@ -255,7 +255,7 @@ def order_blocks(
         block_boxes: ``[B, 4]`` pixel boxes of blocks.
         lines_per_block: ``[B]`` number of lines in each block.
         columns: ``[G, 3]`` pixel ``(x, y0, y1)`` of column gutters
-            (:func:`~vision.pipelines.gutters.gutter_lines`).
+            (:func:`~vision.pipelines.ocr.gutters.gutter_lines`).
 
     Returns:
         Block indices in reading order.

@@ -10,7 +10,7 @@ import numpy as np
 from vision.structures import Region
 
 if TYPE_CHECKING:
-    from vision.pipelines.layout import LayoutOptions
+    from vision.pipelines.ocr.reading_order import LayoutOptions
 
 __all__ = ["REGION_MAX_WORDS", "find_regions"]
 
@@ -34,7 +34,7 @@ def find_regions(
         word_boxes: ``[N, 4]`` relative boxes of the words on that page.
     """
     if options is None:
-        from vision.pipelines.layout import LayoutOptions
+        from vision.pipelines.ocr.reading_order import LayoutOptions
 
         options = LayoutOptions()
     h, w = image.shape[:2]

@@ -3,8 +3,8 @@
 Tables: the layout stage reads a table row by row and joins each row's cells into one line, so a table is
 a run of at least :data:`MIN_ROWS` consecutive single-line blocks whose lines hold a gap of at least
 :data:`CELL_GAP` heights (between cells) and lie one under the other, at most two heights apart. Its words
-go to :func:`~vision.pipelines.table_structure.recognize_table`, with the page's horizontal rules; the run of
-blocks becomes one block of kind ``"table"``. Then :func:`~vision.pipelines.block_kinds.classify_blocks`
+go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules; the run of
+blocks becomes one block of kind ``"table"``. Then :func:`~vision.pipelines.ocr.block_kinds.classify_blocks`
 names the other blocks.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.pipelines.block_kinds import classify_blocks
-from vision.pipelines.table_structure import TableOptions, recognize_table, ruling_lines
+from vision.pipelines.ocr.block_kinds import classify_blocks
+from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, ruling_lines
 from vision.structures import Block, Line, Page
 
 __all__ = ["StructureOptions", "StructureStage", "find_tables", "MIN_ROWS", "CELL_GAP"]

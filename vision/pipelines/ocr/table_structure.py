@@ -60,7 +60,7 @@ def ruling_lines(image: np.ndarray, min_length: float = 0.3) -> np.ndarray:
 
 def _phrases(b: np.ndarray, h: float, gap: float) -> list[list[int]]:
     """Words (pixel boxes ``b``) grouped into phrases: same row, less than ``gap`` heights apart."""
-    from vision.pipelines.layout import LayoutOptions, group_lines
+    from vision.pipelines.ocr.reading_order import LayoutOptions, group_lines
 
     return group_lines(b, LayoutOptions(word_gap=gap, gutter_width=0))
 
