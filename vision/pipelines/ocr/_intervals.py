@@ -1,10 +1,11 @@
-"""Interval helpers of the reading order: empty gaps between intervals, and row-by-row order of boxes."""
+"""Interval helpers of the reading order: empty gaps between intervals, row-by-row order of boxes, and the
+union boxes of groups."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["gaps", "widest_gap", "row_order"]
+__all__ = ["gaps", "widest_gap", "row_order", "group_boxes"]
 
 
 def gaps(lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:
@@ -35,3 +36,18 @@ def row_order(boxes: np.ndarray, idx: np.ndarray) -> list[int]:
                 continue
         rows.append([int(k)])
     return [int(idx[k]) for row in rows for k in sorted(row, key=lambda j: sub[j, 0])]
+
+
+def group_boxes(boxes: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """``[G, 4]`` union boxes of groups of rows of ``boxes`` (one reduceat per corner)."""
+    flat = boxes[np.concatenate(groups)]
+    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+    return np.stack(
+        [
+            np.minimum.reduceat(flat[:, 0], starts),
+            np.minimum.reduceat(flat[:, 1], starts),
+            np.maximum.reduceat(flat[:, 2], starts),
+            np.maximum.reduceat(flat[:, 3], starts),
+        ],
+        axis=1,
+    )

@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from vision.pipelines.ocr._intervals import gaps, row_order, widest_gap
+from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
 from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
 from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
@@ -338,21 +338,6 @@ def order_blocks(
     return visit(np.arange(len(boxes)))
 
 
-def _group_boxes(boxes: np.ndarray, groups: list[list[int]]) -> np.ndarray:
-    """``[G, 4]`` union boxes of groups of rows of ``boxes`` (one reduceat per corner)."""
-    flat = boxes[np.concatenate(groups)]
-    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
-    return np.stack(
-        [
-            np.minimum.reduceat(flat[:, 0], starts),
-            np.minimum.reduceat(flat[:, 1], starts),
-            np.maximum.reduceat(flat[:, 2], starts),
-            np.maximum.reduceat(flat[:, 3], starts),
-        ],
-        axis=1,
-    )
-
-
 def _merge_rows(
     blocks: list[list[list[int]]], boxes: np.ndarray, options: LayoutOptions
 ) -> list[list[list[int]]]:
@@ -395,10 +380,10 @@ def build_blocks(
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
     barrier = _barrier(boxes, options)
     lines = group_lines(boxes, options, barrier)
-    line_boxes = _group_boxes(boxes, lines)
+    line_boxes = group_boxes(boxes, lines)
     cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)
     columns = gutter_lines(*barrier, min_height=4 * float(np.median(boxes[:, 3] - boxes[:, 1])))
-    order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
+    order = order_blocks(group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
     ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
