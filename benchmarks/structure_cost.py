@@ -14,8 +14,9 @@ import argparse
 import json
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -76,7 +77,7 @@ def main() -> None:
     for name, (_, timers) in runs.items():
         report[name] = {"s_per_page": round(total[name] / n, 4)}
         report[name].update({f"{k}_s_per_page": round(t.seconds / n, 4) for k, t in timers.items()})
-    stages = lambda r: sum(v for k, v in r.items() if k != "s_per_page")  # noqa: E731
+    stages = lambda r: sum(v for k, v in r.items() if k != "s_per_page")
     report["added_s_per_page_stages"] = round(stages(report["with"]) - stages(report["without"]), 4)
     report["added_s_per_page_total"] = round(report["with"]["s_per_page"] - report["without"]["s_per_page"], 4)
     print(json.dumps(report, indent=1))

@@ -7,7 +7,7 @@ def _block(text, kind="paragraph", y=0.1):
 
 
 def _table(span=False):
-    w = lambda t: [Word(t, 0.9, (0.1, 0.5, 0.2, 0.52))]  # noqa: E731
+    w = lambda t: [Word(t, 0.9, (0.1, 0.5, 0.2, 0.52))]
     if span:
         cells = [TableCell(0, 0, w("Both"), col_span=2, header=True)]
     else:

@@ -17,11 +17,11 @@ def _page(columns: int, gutter_mm: float, seed: int = 0):
     return render_structured_page(elements, columns=columns, gutter_mm=gutter_mm, footer="Page 7")
 
 
-def _read(page, options=LayoutOptions()):
+def _read(page, options=None):
     h, w = page.image.shape[:2]
     rel = page.relative_boxes()
     words = [Word(str(i), 1.0, tuple(b)) for i, b in enumerate(rel)]
-    return build_blocks(words, rel * [w, h, w, h], options)
+    return build_blocks(words, rel * [w, h, w, h], options or LayoutOptions())
 
 
 def _column(page, i: int, columns: int, gutter_mm: float = 5.0) -> int:

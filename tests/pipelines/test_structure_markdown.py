@@ -23,8 +23,8 @@ def test_sample_page_markdown_has_a_title_a_table_and_paragraphs_in_order(ocr):
     doc = ocr([image])
     md = doc.export_markdown()
     assert md.startswith("# Northwind Archive Services")
-    assert re.search(r"^\| Code \| Description \| Qty \| Amount \|$", md, re.M)
-    assert re.search(r"^\| A-1042 \| Archival storage boxes, acid free \| 24 \| 91.20 \|$", md, re.M)
+    assert re.search(r"^\| Code \| Description \| Qty \| Amount \|$", md, re.MULTILINE)
+    assert re.search(r"^\| A-1042 \| Archival storage boxes, acid free \| 24 \| 91.20 \|$", md, re.MULTILINE)
     assert md.index("Thank you") < md.index("Payment is due") < md.index("Sincerely")
     assert "Tax ID" not in md  # the page footer is dropped
     assert doc.pages[0].tables and "Tax ID" in doc.render()  # ...but kept in the plain text
@@ -50,8 +50,8 @@ def test_form_page_markdown_and_switching_structure_off(ocr):
     )
     md = ocr([page.image]).export_markdown()
     assert md.startswith("# SALES REPORT")
-    assert re.search(r"^\| Date \| Brand \| Units \| Price \|$", md, re.M)
-    assert re.search(r"^\| 04/02/91 \| Salem \| 800 \| 12.75 \|$", md, re.M)
+    assert re.search(r"^\| Date \| Brand \| Units \| Price \|$", md, re.MULTILINE)
+    assert re.search(r"^\| 04/02/91 \| Salem \| 800 \| 12.75 \|$", md, re.MULTILINE)
     assert md.index("spring quarter") < md.index("| Date") < md.index("regional office")
     assert "Form 22-B" not in md
     plain = vision.ocr_predictor(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,7 +25,7 @@ from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.pipelines.ocr.table_structure import recognize_table, ruling_lines
 from vision.structures import Document
 
-__all__ = ["TASK", "add_arguments", "run", "evaluate_tables", "predict_table_html"]
+__all__ = ["TASK", "add_arguments", "evaluate_tables", "predict_table_html", "run"]
 
 TASK = "tables"
 

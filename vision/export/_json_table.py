@@ -6,12 +6,13 @@ documents written before they existed still load.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from vision.export._json_read import as_box, as_int, as_list, as_opt_box, as_str, get
 from vision.structures.table import BLOCK_KINDS, Table, TableCell
 
-__all__ = ["table_to_dict", "read_kind", "read_tables"]
+__all__ = ["read_kind", "read_tables", "table_to_dict"]
 
 
 def _floats(values: Any) -> list[float] | None:

@@ -8,7 +8,7 @@ from html import escape
 from vision.structures.document import Block, Document, Page
 from vision.structures.table import Table
 
-__all__ = ["export_html", "page_html", "table_to_html", "DROPPED_KINDS"]
+__all__ = ["DROPPED_KINDS", "export_html", "page_html", "table_to_html"]
 
 #: Block kinds that exports of the reading text leave out (running heads, folios).
 DROPPED_KINDS = frozenset({"page_header", "page_footer"})

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from vision.structures.geometry import BBox, union_box
 
-__all__ = ["BLOCK_KINDS", "TableCell", "Table"]
+__all__ = ["BLOCK_KINDS", "Table", "TableCell"]
 
 #: The kinds of a block (``Block.kind``): text roles, and the places of tables, figures and formulas.
 BLOCK_KINDS = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["gaps", "widest_gap", "row_order", "group_boxes"]
+__all__ = ["gaps", "group_boxes", "row_order", "widest_gap"]
 
 
 def gaps(lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.structures import Block, Line
 
-__all__ = ["classify_blocks", "MARGIN"]
+__all__ = ["MARGIN", "classify_blocks"]
 
 MARGIN = 0.07  # running heads and folios sit in the outer 7% of a page (A4/letter with 2 cm margins: ~7%)
 _CAPTION = re.compile(r"^(fig(ure)?\.?|table|tab\.)\s*[0-9IVX]+", re.IGNORECASE)
@@ -53,7 +53,7 @@ def _kind(block: Block, body: float) -> str:
     words = [w.value for ln in block.lines for w in ln.words]
     if not words or block.geometry is None:
         return block.kind
-    x0, y0, x1, y1 = block.geometry
+    _, y0, _, y1 = block.geometry
     n = len(block.lines)
     height = float(np.median([_height(ln) for ln in block.lines]))
     text = " ".join(words)

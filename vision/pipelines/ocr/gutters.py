@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["gutter_barrier", "barrier_right", "gutter_lines"]
+__all__ = ["barrier_right", "gutter_barrier", "gutter_lines"]
 
 _CELLS_PER_HEIGHT = 4  # grid resolution: a quarter of the median word height
 

@@ -10,7 +10,7 @@ names the other blocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from vision.pipelines.ocr.block_kinds import classify_blocks
 from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, ruling_lines
 from vision.structures import Block, Line, Page
 
-__all__ = ["StructureOptions", "StructureStage", "find_tables", "MIN_ROWS", "CELL_GAP"]
+__all__ = ["CELL_GAP", "MIN_ROWS", "StructureOptions", "StructureStage", "find_tables"]
 
 MIN_ROWS = 3  # two aligned lines are as often a form's label/value pair as a table
 CELL_GAP = 1.5  # a space between words is under 1 height; a cell gap is wider (gutters use 1.0 and more)
@@ -36,7 +36,7 @@ class StructureOptions:
 
     kinds: bool = True
     tables: bool = True
-    table: TableOptions = TableOptions()
+    table: TableOptions = field(default_factory=TableOptions)
 
 
 def _is_row(block: Block, size: tuple[int, int]) -> bool:

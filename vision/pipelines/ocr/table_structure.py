@@ -26,7 +26,7 @@ import numpy as np
 from vision.structures import Table, TableCell, Word
 from vision.structures.geometry import union_box
 
-__all__ = ["TableOptions", "ruling_lines", "recognize_table"]
+__all__ = ["TableOptions", "recognize_table", "ruling_lines"]
 
 
 @dataclass(frozen=True)

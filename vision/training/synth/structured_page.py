@@ -13,14 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-__all__ = ["Element", "StructuredPage", "render_structured_page", "LOREM"]
+__all__ = ["LOREM", "Element", "StructuredPage", "render_structured_page"]
 
-LOREM = (
-    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec "
-    "romeo sierra tango uniform victor whiskey xray yankee zulu amber basil cedar dune ember fjord grove "
-    "harbor island jasper kelp lagoon meadow nectar orchid pebble quartz river saffron thistle umber valley "
-    "willow yarrow zephyr"
-).split()
+LOREM = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "amber", "basil", "cedar", "dune", "ember", "fjord", "grove", "harbor", "island", "jasper", "kelp", "lagoon", "meadow", "nectar", "orchid", "pebble", "quartz", "river", "saffron", "thistle", "umber", "valley", "willow", "yarrow", "zephyr"]
 
 _FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 _BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
