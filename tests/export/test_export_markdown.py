@@ -52,3 +52,23 @@ def test_html_export_is_a_document_with_the_same_structure():
         assert part in html
     assert "Running head" not in html and "Page 4" not in html
     assert "Sales grew *a lot*." in html  # no Markdown escapes in HTML
+
+
+def test_hocr_and_alto_carry_the_block_kinds():
+    from pathlib import Path
+
+    from lxml import etree
+
+    doc = _doc()
+    hocr = etree.fromstring(doc.export_hocr().encode())
+    areas = hocr.findall(".//{*}div[@data-kind]")
+    assert [a.get("data-kind") for a in areas] == [b.kind for b in doc.pages[0].blocks]
+    assert [a.get("class") for a in areas][:2] == ["ocr_header", "ocr_carea"]
+    assert areas[-1].get("class") == "ocr_footer"
+    alto = etree.fromstring(doc.export_alto().encode())
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).with_name("alto-4-2-subset.xsd"))))
+    schema.assertValid(alto)
+    labels = {t.get("ID"): t.get("LABEL") for t in alto.findall(".//{*}LayoutTag")}
+    assert [labels[b.get("TAGREFS")] for b in alto.findall(".//{*}TextBlock")] == [
+        b.kind for b in doc.pages[0].blocks
+    ]
