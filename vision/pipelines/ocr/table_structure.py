@@ -12,6 +12,7 @@ Steps (distances in units of the median word height ``h``, so they hold at any r
    covers exactly the columns of a phrase of that row; otherwise it starts a row.
 5. **Header rows**: the rows above the first horizontal rule inside the table when there is one; else the
    first row, and the rows after it while the row above holds a column span (stacked headers).
+6. **Section rows and two-level headers** (:mod:`vision.pipelines.ocr.table_spans`).
 
 Ruling lines come from :func:`ruling_lines` (OpenCV morphology on the table image) when an image is given.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.pipelines.ocr.table_spans import section_rows, two_level_header
 from vision.structures import Table, TableCell, Word
 from vision.structures.geometry import union_box
 
@@ -155,7 +157,12 @@ def recognize_table(
         row_top.append(top)
         first_fill = len(band)
         prev_bottom = pb[band, 3].max()
-    return _grid(words, phrases, rows, row_top, rules, len(seps) + 1)
+    n_cols = len(seps) + 1
+    header = _header_rows(rows, row_top, rules)
+    texts = [" ".join(words[k].value for k in p) for p in phrases]
+    header, tall = two_level_header(rows, header, texts, (pb[:, 0] + pb[:, 2]) / 2, seps, n_cols)
+    section_rows(rows, header, n_cols)
+    return _grid(words, phrases, rows, header, tall, n_cols)
 
 
 def _header_rows(rows: list[list[tuple[int, int, list[int]]]], row_top: list[float], rules: np.ndarray) -> int:
@@ -176,19 +183,22 @@ def _grid(
     words: list[Word],
     phrases: list[list[int]],
     rows: list[list[tuple[int, int, list[int]]]],
-    row_top: list[float],
-    rules: np.ndarray,
+    header: int,
+    tall: set[tuple[int, int]],
     n_cols: int,
 ) -> Table:
-    header = _header_rows(rows, row_top, rules)
+    """The cells of ``rows``; ``tall`` holds the ``(row, col)`` of cells that also cover the row below."""
     cells = []
+    below: set[tuple[int, int]] = set()
     for r, row in enumerate(rows):
-        taken = set()
+        taken = {c for rr, c in below if rr == r}
         for c0, c1, idx in row:
             ordered = sorted(idx, key=lambda i: (min(words[k].geometry[1] for k in phrases[i]), i))
             cell_words = [words[k] for i in ordered for k in phrases[i]]
-            cells.append(TableCell(r, c0, cell_words, col_span=c1 - c0 + 1, header=r < header))
+            span = 2 if (r, c0) in tall else 1
+            cells.append(TableCell(r, c0, cell_words, row_span=span, col_span=c1 - c0 + 1, header=r < header))
             taken.update(range(c0, c1 + 1))
+            below.update((r + 1, c) for c in range(c0, c1 + 1) if span == 2)
         cells += [TableCell(r, c, [], header=r < header) for c in range(n_cols) if c not in taken]
     geometry = union_box(w.geometry for w in words)
     return Table(geometry, len(rows), n_cols, sorted(cells, key=lambda c: (c.row, c.col)), header)
