@@ -14,8 +14,8 @@ version's source (it uses only ``build_blocks``, ``LayoutOptions`` and ``text_la
 
 PDFs used in docs/benchmarks.md: two-column templates of Debian's ``texlive-publishers-doc``
 (``apt-get download texlive-publishers-doc``; ``dpkg-deb -x``): elsarticle/elstest-5p.pdf,
-acmconf/acmconf.pdf, ieeetran/testflow_ctl_LTR.pdf, aiaa/template_basic.pdf,
-asmeconf/asmeconf-template.pdf, acmart/samples/sample-sigplan.pdf.
+acmconf/acmconf.pdf, aiaa/template_basic.pdf, asmeconf/asmeconf-template.pdf,
+asmejour/asmejour-template.pdf, acmart/samples/sample-sigplan.pdf.
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ from pathlib import Path
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from vision.pipelines.ocr.reading_order import build_blocks
+try:
+    from vision.pipelines.ocr.reading_order import build_blocks
+except ImportError:  # the layout before the pipelines/ocr package
+    from vision.pipelines.layout import build_blocks  # type: ignore[no-redef]
 from vision.structures import Word
 
 DPI = 150

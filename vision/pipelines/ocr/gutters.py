@@ -5,7 +5,8 @@ it: a gutter stays empty over several text lines, with text left and right of it
 grid of cells a quarter of the median text height wide, a cell is a *gutter cell* when it is empty and the
 empty run of its grid row, from the text on its left to the text on its right, is at least ``min_width``
 heights wide; each vertical run of empty cells that holds gutter cells over ``min_lines`` text lines or
-more is a barrier (its gutter cells, and its cells on rows with text on one side only), and words are never joined into one line across a barrier. A spanning title or table
+more is a barrier (its cells on rows where the strip is at least half that wide, or with text on one side
+only), and words are never joined into one line across a barrier. A spanning title or table
 row crossing the strip interrupts the run, so it stays whole.
 
 Measured on rendered two- and three-column pages (``benchmarks/reading_order.py``): the widest inter-word
@@ -59,7 +60,9 @@ def gutter_barrier(
     enough = count[key].reshape(gy, gx) >= min_lines * _CELLS_PER_HEIGHT
     # within such a run, an ordinary space between two words of a row is no barrier
     one_sided = (left < 0) | (right >= gx)
-    return enough & (gutter | (~occupied & one_sided)), cell
+    # rows where the gutter narrows a little (justified lines) stay closed: half the width is enough there
+    narrow = ~occupied & (right - left - 1 >= 0.5 * min_width * _CELLS_PER_HEIGHT)
+    return enough & (narrow | (~occupied & one_sided)), cell
 
 
 def barrier_right(boxes: np.ndarray, barrier: np.ndarray, cell: float) -> np.ndarray:
