@@ -10,8 +10,9 @@ Rules (heights relative to the page's median line height ``H``; positions relati
 * **list item**: starts with a bullet or an enumerator (``1.``, ``(a)``, ``iv)``); a block is split at each
   line that starts one;
 * **footnote**: in the bottom 15% of the page, lines under ``0.85 H``, starting with a digit, ``*`` or ``†``;
-* **title / heading**: at most three lines, and either ``>= 1.6 H`` (title) or ``>= 1.15 H`` high, or a
-  numbered section heading (``2.1 Methods``) of at most eight words not ending with a full stop.
+* **title / heading**: at most three lines and twelve words, no ``label: value`` (a form field), and either
+  ``>= 1.6 H`` (title) or ``>= 1.15 H`` high, or in capitals, or a numbered section heading
+  (``2.1 Methods``) of at most eight words not ending with a full stop.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ MARGIN = 0.07  # running heads and folios sit in the outer 7% of a page (A4/lett
 _CAPTION = re.compile(r"^(fig(ure)?\.?|table|tab\.)\s*[0-9IVX]+", re.IGNORECASE)
 _LIST = re.compile(r"^([-*+\u2022\u00b7\u25aa\u25cf\u2013]|\(?\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$")
 _NUMBERED = re.compile(r"^(\d+(\.\d+)*\.?|[IVX]+\.|[A-Z]\.)$")
+_FIELD = re.compile(r"\S:\s*\S")  # "Date: 9/3/92": a form field, not a heading
 _NOTE = re.compile(r"^([0-9]+|\*|\u2020|\u2021)")
 
 
@@ -67,14 +69,22 @@ def _kind(block: Block, body: float) -> str:
         return "list_item"
     if y0 >= 0.85 and height <= 0.85 * body and _NOTE.match(text):
         return "footnote"
-    if n <= 3:
-        if height >= 1.6 * body:
-            return "title"
-        if height >= 1.15 * body:
-            return "heading"
-        if _NUMBERED.match(words[0]) and 1 < len(words) <= 8 and not text.endswith(".") and words[1][:1].isupper():
-            return "heading"
+    if n > 3 or len(words) > 12 or _FIELD.search(text):
+        return "paragraph"
+    if height >= 1.6 * body:
+        return "title"
+    if height >= 1.15 * body or _capitals(text):
+        return "heading"
+    if _NUMBERED.match(words[0]) and 1 < len(words) <= 8 and not text.endswith(".") and words[1][:1].isupper():
+        return "heading"
     return "paragraph"
+
+
+def _capitals(text: str) -> bool:
+    """At least two words and four letters, nine letters in ten upper case (``QUALITY IMPROVEMENT FORM``)."""
+    letters = [c for c in text if c.isalpha()]
+    upper = sum(c.isupper() for c in letters)
+    return len(text.split()) >= 2 and len(letters) >= 4 and upper >= 0.9 * len(letters)
 
 
 def classify_blocks(blocks: list[Block]) -> list[Block]:
