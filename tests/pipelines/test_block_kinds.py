@@ -34,6 +34,7 @@ def test_kinds_from_position_size_and_text():
 
 
 def test_a_tall_first_line_is_split_off_as_a_heading():
-    block = _block(_line("Results", 0.3, h=0.016), *[_line("text of the section body", 0.32 + 0.015 * k) for k in range(4)])
+    body = [_line("text of the section body", 0.32 + 0.015 * k) for k in range(4)]
+    block = _block(_line("Results", 0.3, h=0.016), *body)
     out = classify_blocks([block])
     assert [b.kind for b in out] == ["heading", "paragraph"] and len(out[1].lines) == 4

@@ -75,7 +75,8 @@ def _kind(block: Block, body: float) -> str:
         return "title"
     if height >= 1.15 * body or _capitals(text):
         return "heading"
-    if _NUMBERED.match(words[0]) and 1 < len(words) <= 8 and not text.endswith(".") and words[1][:1].isupper():
+    numbered = _NUMBERED.match(words[0]) and 1 < len(words) <= 8 and words[1][:1].isupper()
+    if numbered and not text.endswith("."):
         return "heading"
     return "paragraph"
 

@@ -56,7 +56,7 @@ def gutter_barrier(
     run = np.cumsum(occupied, axis=0)
     key = (cols[None, :] * (gy + 1) + run).ravel()
     count = np.bincount(key, weights=gutter.ravel(), minlength=gx * (gy + 1))
-    # gutter cells cover the text rows beside it: min_lines lines of ~1.2 heights have ~min_lines heights of text
+    # gutter cells cover the text rows beside the gutter: min_lines lines hold ~min_lines heights of text
     enough = count[key].reshape(gy, gx) >= min_lines * _CELLS_PER_HEIGHT
     # within such a run, an ordinary space between two words of a row is no barrier
     one_sided = (left < 0) | (right >= gx)
