@@ -3,6 +3,7 @@ footers left out; one ``<section class="page">`` per page. Same content as :mod:
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from vision.structures.document import Block, Document, Page
@@ -12,6 +13,9 @@ __all__ = ["DROPPED_KINDS", "export_html", "page_html", "table_to_html"]
 
 #: Block kinds that exports of the reading text leave out (running heads, folios).
 DROPPED_KINDS = frozenset({"page_header", "page_footer"})
+
+#: A list item's own bullet or enumerator (``•``, ``-``, ``3.``, ``(a)``), which list markup replaces.
+BULLET = re.compile(r"^([-*+\u2022\u00b7\u25aa\u25cf\u2013\u2014]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 
 _TAGS = {"title": "h1", "heading": "h2", "caption": "figcaption", "formula": "pre"}
 _CLASSES = {"footnote": "footnote"}
@@ -64,7 +68,7 @@ def page_html(page: Page) -> list[str]:
         if block.kind == "figure":
             out.append(f"<figure>{text}</figure>")
         elif block.kind == "list_item":
-            out.append(f"<li>{text}</li>")
+            out.append(f"<li>{escape(BULLET.sub('', block_text(block)))}</li>")
         elif block.kind in _TAGS:
             out.append(f"<{_TAGS[block.kind]}>{text}</{_TAGS[block.kind]}>")
         elif text:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 
-from vision.export.html import DROPPED_KINDS, block_text, table_to_html
+from vision.export.html import BULLET, DROPPED_KINDS, block_text, table_to_html
 from vision.structures.document import Document, Page
 from vision.structures.table import Table
 
 __all__ = ["export_markdown", "page_markdown", "table_markdown"]
 
-_BULLET = re.compile(r"^([-*+\u2022\u00b7\u25aa\u25cf\u2013\u2014]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
 
 
@@ -33,7 +32,7 @@ def table_markdown(table: Table) -> str:
 
 def _list_item(text: str) -> str:
     """``- text``, or the item's own number (``3. text``) when it has one; a bullet glyph is replaced."""
-    match = _BULLET.match(text)
+    match = BULLET.match(text)
     if match and match.group(1)[-1] in ".)" and match.group(1)[0].isdigit():
         return f"{match.group(1)[:-1]}. {_escape(text[match.end():])}"
     return "- " + _escape(text[match.end():] if match else text)
