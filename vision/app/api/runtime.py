@@ -19,6 +19,7 @@ import torch
 from vision.app.api.batching import DynamicBatcher
 from vision.app.api.metrics import Metrics
 from vision.app.api.settings import ModelSettings, ServiceSettings
+from vision.io.budget import PixelBudget
 from vision.io.page import PageImage
 from vision.structures import Document, Page
 
@@ -151,6 +152,7 @@ class Runtime:
     sam: SamService | None = None
     models: dict[str, str] = field(default_factory=dict)
     video: bool = False
+    budget: PixelBudget = field(default_factory=lambda: PixelBudget(200_000_000))
 
     def close(self) -> None:
         self.ocr.close()
@@ -207,4 +209,5 @@ def build_runtime(
             f"sam_{settings.models.sam_model_type} ({settings.models.sam_checkpoint.name})"
         )
     metrics.models_loaded.set(1)
-    return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available())
+    budget = PixelBudget(settings.limits.max_inflight_pixels)
+    return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available(), budget=budget)

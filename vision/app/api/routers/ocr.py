@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 
 from vision.app.api.batching import QueueFull, QueueTimeout
-from vision.app.api.dependencies import get_limits, get_ocr, ocr_format, read_options, require_api_key
-from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, iter_pages, open_document, render
+from vision.app.api.dependencies import (
+    get_budget,
+    get_limits,
+    get_ocr,
+    ocr_format,
+    read_options,
+    require_api_key,
+)
+from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, open_document, render
 from vision.app.api.errors import ApiError
+from vision.app.api.paging import ocr_chunks
 from vision.app.api.runtime import OcrService
+from vision.app.api.security import check_filename
 from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
 from vision.app.api.settings import LimitSettings
+from vision.io import DocumentFile
+from vision.io.budget import BudgetBusy, PixelBudget
 from vision.structures import Document
 
-__all__ = ["ERROR_RESPONSES", "router", "run_ocr"]
+__all__ = ["ERROR_RESPONSES", "ocr_errors", "ocr_in_budget", "router", "run_ocr"]
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "the multipart body could not be parsed"},
@@ -29,11 +42,19 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 router = APIRouter(prefix="/v1", tags=["ocr"], dependencies=[Depends(require_api_key)])
 
 
-def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
-    """OCR pages through the batcher, mapping overload to 503 and a too-long run to 413."""
+@contextmanager
+def ocr_errors(timeout: float) -> Iterator[None]:
+    """Map overload (queue or pixel budget full) to 503 and a too-long run to 413."""
     try:
-        return ocr.pages(pages, timeout=timeout)
-    except (QueueFull, QueueTimeout) as exc:
+        yield
+    except QueueTimeout as exc:  # named by the whole request's limit: each chunk waits what is left of it
+        raise ApiError(
+            503,
+            "overloaded",
+            f"the server is busy (still queued after {timeout:g} s); retry later",
+            headers={"Retry-After": "1"},
+        ) from exc
+    except (QueueFull, BudgetBusy) as exc:
         raise ApiError(
             503, "overloaded", f"the server is busy ({exc}); retry later", headers={"Retry-After": "1"}
         ) from exc
@@ -44,6 +65,21 @@ def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
             f"processing took longer than the {timeout:g} s request limit; "
             "submit large documents to POST /v1/jobs",
         ) from exc
+
+
+def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
+    """OCR pages through the batcher, mapping overload to 503 and a too-long run to 413."""
+    with ocr_errors(timeout):
+        return ocr.pages(pages, timeout=timeout)
+
+
+def ocr_in_budget(
+    ocr: OcrService, budget: PixelBudget, doc: DocumentFile, name: str, timeout: float, *, keep_images: bool
+) -> list:
+    """Decode and OCR ``doc`` chunk by chunk within the process's pixel budget."""
+    with ocr_errors(timeout):
+        chunks = ocr_chunks(doc, name, ocr, budget, timeout_s=timeout, keep_images=keep_images)
+        return [page for _, chunk in chunks for page in chunk]
 
 
 @router.post(
@@ -64,17 +100,18 @@ def ocr(
     read: Annotated[ReadOptions, Depends(read_options)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
+    budget: Annotated[PixelBudget, Depends(get_budget)],
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
     Pages of concurrent requests are merged into model batches. Videos and documents over the
     synchronous page limit go to ``POST /v1/jobs``.
     """
-    filename = file.filename or "upload"
+    filename = check_filename(file.filename)
     check_size(file, limits.max_bytes)
     with open_document(file.file, filename, limits.reader_limits(), read) as doc:
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
-        pages = list(iter_pages(doc, filename))
-    result = Document(pages=run_ocr(service, pages, limits.request_timeout_s), source=filename)
-    return render(result, fmt.value, filename)
+        pdf = fmt.value == "pdf"
+        pages = ocr_in_budget(service, budget, doc, filename, limits.request_timeout_s, keep_images=pdf)
+    return render(Document(pages=pages, source=filename), fmt.value, filename)
