@@ -51,14 +51,16 @@ class JobService:
     def stop(self) -> None:
         self.runner.stop()
 
-    def submit(self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None) -> JobRecord:
+    def submit(
+        self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None, *, size: int = 0
+    ) -> JobRecord:
         """Check that the upload opens within the job limits, store it and queue the job.
 
         Raises:
             VisionError: the upload is not a readable image, PDF or video, or exceeds a limit.
             ApiError: 422 for a video when this build has no video OCR.
         """
-        self._check_quota()
+        self._check_quota(size)
         staged = self.store.stage(src)
         try:
             with open_document(
@@ -82,8 +84,9 @@ class JobService:
         self.runner.wake()
         return job
 
-    def _check_quota(self) -> None:
-        """429 when the job count or the stored bytes are at their quota (expired jobs go first)."""
+    def _check_quota(self, size: int) -> None:
+        """429 when the job count is at its quota or ``size`` more bytes would pass the storage quota
+        (expired jobs are deleted first)."""
         cfg = self.runtime.settings.jobs
         expire(self.store, cfg.retention_s)
         counts = self.store.counts()
@@ -92,7 +95,7 @@ class JobService:
                 429, "job_quota", f"{cfg.max_active} jobs are queued or running (max_active); retry later",
                 headers={"Retry-After": "10"},
             )
-        if stored_bytes(self.store) >= cfg.max_stored_bytes:
+        if stored_bytes(self.store) + size > cfg.max_stored_bytes:
             raise ApiError(
                 429, "job_quota", f"job storage is full ({cfg.max_stored_bytes} bytes, max_stored_bytes); "
                 "delete finished jobs or retry later", headers={"Retry-After": "60"},

@@ -51,8 +51,8 @@ def submit_job(
 ) -> dict:
     """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``."""
     filename = check_filename(file.filename)
-    check_size(file, limits.max_bytes)
-    job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form)
+    size = check_size(file, limits.max_bytes)
+    job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form, size=size)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job.to_json()
 
