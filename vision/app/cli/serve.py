@@ -14,6 +14,7 @@ _LIMIT_ENV = {
     "max_pixels": "VISION_LIMITS__MAX_PIXELS",
     "max_pages": "VISION_LIMITS__MAX_PAGES",
     "max_frames": "VISION_LIMITS__MAX_FRAMES",
+    "pdf_timeout": "VISION_LIMITS__PDF_TIMEOUT_S",
 }
 
 
