@@ -62,3 +62,13 @@ def test_requests_wait_for_the_budget_and_give_up_with_503(make_client: Any, stu
         first.join(10)
         assert budget.used == 0
     assert second.status_code == 503 and second.json()["error"] == "overloaded"
+
+
+def test_synchronous_requests_have_a_pixel_ceiling(make_client: Any) -> None:
+    from conftest import pdf_bytes
+
+    with make_client(limits={"max_request_pixels": 2 * 400 * 200}) as client:  # two pages at 144 dpi
+        three = client.post("/v1/ocr", files={"file": ("a.pdf", pdf_bytes(3))})
+        two = client.post("/v1/ocr", files={"file": ("a.pdf", pdf_bytes(3))}, params={"pages": "1-2"})
+    assert three.status_code == 413 and "max_request_pixels" in three.json()["message"]
+    assert two.status_code == 200 and len(two.json()["pages"]) == 2

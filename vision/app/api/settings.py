@@ -58,6 +58,12 @@ class LimitSettings(_Group):
         description="decoded pixels held at once by every request, job and UI session together "
         "(about 10 bytes each at peak: 2 GB of the memory budget)",
     )
+    max_request_pixels: int = Field(
+        400_000_000,
+        gt=0,
+        description="most decoded pixels in one synchronous POST /v1/ocr (20 A4 pages at 600 dpi are 700 MP: "
+        "a job)",
+    )
     pdf_timeout_s: float = Field(20.0, gt=0, description="wall-clock limit to open a PDF or render one page")
     pdf_memory_bytes: int = Field(
         2 * 1024**3, gt=0, description="address space of each PDF rendering worker process (RLIMIT_AS)"

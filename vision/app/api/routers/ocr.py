@@ -73,6 +73,18 @@ def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
         return ocr.pages(pages, timeout=timeout)
 
 
+def check_request_pixels(doc: DocumentFile, name: str, limit: int) -> None:
+    """413 when the pages of a synchronous request decode to more than ``limit`` pixels in all."""
+    total = sum(doc.page_pixels(i) for i in range(len(doc)))
+    if total > limit:
+        raise ApiError(
+            413,
+            "limit_exceeded",
+            f"{name}: {len(doc)} pages decode to {total} pixels, over the {limit} of a synchronous request "
+            "(max_request_pixels); lower dpi, select pages, or submit it to POST /v1/jobs",
+        )
+
+
 def ocr_in_budget(
     ocr: OcrService, budget: PixelBudget, doc: DocumentFile, name: str, timeout: float, *, keep_images: bool
 ) -> list:
@@ -112,6 +124,7 @@ def ocr(
     with open_document(file.file, filename, limits.reader_limits(), read) as doc:
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
+        check_request_pixels(doc, filename, limits.max_request_pixels)
         pdf = fmt.value == "pdf"
         pages = ocr_in_budget(service, budget, doc, filename, limits.request_timeout_s, keep_images=pdf)
     return render(Document(pages=pages, source=filename), fmt.value, filename)
