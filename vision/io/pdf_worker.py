@@ -24,7 +24,7 @@ from vision.io.page import TextLayerWord
 from vision.io.pdf_backend import LocalPdf
 from vision.settings import Limits
 
-__all__ = ["PdfWorker"]
+__all__ = ["PdfWorker", "start_forkserver"]
 
 _CONTEXT: Any = None
 _CONTEXT_LOCK = threading.Lock()
@@ -39,6 +39,14 @@ def _context() -> Any:
             ctx.set_forkserver_preload(["vision.io.pdf_worker"])
             _CONTEXT = ctx
         return _CONTEXT
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now (it takes a second: servers call this at start-up, not on a request)."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
 
 
 def _allow_cpu(seconds: int) -> None:

@@ -21,6 +21,7 @@ from vision.app.api.metrics import Metrics
 from vision.app.api.settings import ModelSettings, ServiceSettings
 from vision.io.budget import PixelBudget
 from vision.io.page import PageImage
+from vision.io.pdf_worker import start_forkserver
 from vision.structures import Document, Page
 
 __all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_runtime", "video_available"]
@@ -210,4 +211,5 @@ def build_runtime(
         )
     metrics.models_loaded.set(1)
     budget = PixelBudget(settings.limits.max_inflight_pixels)
+    start_forkserver()  # PDF workers fork from it; the first request should not wait for its start
     return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available(), budget=budget)
