@@ -25,7 +25,8 @@ class Limits:
             pixels than their data can hold (a 35-byte GIF with a 13000x13000 screen, a TIFF whose pages
             share one strip). Lossless codecs top out near 8,000 pixels per byte on blank 1-bit pages.
         pdf_sandbox: render PDFs in a separate worker process with the limits below, so a hostile
-            PDF costs that worker, never the caller's process.
+            PDF costs that worker, never the caller's process (not in daemonic processes, such as
+            multiprocessing pool workers, which may not start children: they render in-process).
         pdf_timeout_s: wall-clock seconds allowed to open a PDF or render one page (sandbox only).
         pdf_cpu_s: CPU seconds a PDF worker may spend opening a PDF or rendering one page (``RLIMIT_CPU``).
         pdf_memory_bytes: address space of a PDF worker (``RLIMIT_AS``; sandbox only).

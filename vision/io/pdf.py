@@ -7,6 +7,7 @@ wall-clock limits (:mod:`vision.io.pdf_worker`); otherwise in this process (:mod
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 from typing import Any, Iterator, Sequence
 
@@ -75,7 +76,10 @@ class PdfFile(DocumentFile):
             if isinstance(source, (str, os.PathLike))
             else read_bytes(source, limits)
         )
-        opener = PdfWorker if limits.pdf_sandbox else LocalPdf
+        # A daemonic process (a multiprocessing pool worker) may not start children: it is itself the
+        # sandbox its parent supervises, so PDFium runs in it.
+        sandbox = limits.pdf_sandbox and not multiprocessing.current_process().daemon
+        opener = PdfWorker if sandbox else LocalPdf
         self._pdf: LocalPdf | PdfWorker = opener(data, name, password, limits)
         try:
             self._init_pages(pages)

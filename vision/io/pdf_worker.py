@@ -121,7 +121,7 @@ class PdfWorker:
             target=_serve,
             args=(child, data, name, password, limits.pdf_memory_bytes, limits.pdf_cpu_s),
             name="vision-pdf",
-            daemon=not mp.current_process().daemon,
+            daemon=True,
         )
         self._proc.start()
         child.close()
