@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import png_bytes
+from _hostile import png_bytes
 
 from vision.app.api.paging import chunk_indices
 from vision.errors import LimitExceeded
@@ -65,7 +65,7 @@ def test_requests_wait_for_the_budget_and_give_up_with_503(make_client: Any, stu
 
 
 def test_synchronous_requests_have_a_pixel_ceiling(make_client: Any) -> None:
-    from conftest import pdf_bytes
+    from _hostile import pdf_bytes
 
     with make_client(limits={"max_request_pixels": 2 * 400 * 200}) as client:  # two pages at 144 dpi
         three = client.post("/v1/ocr", files={"file": ("a.pdf", pdf_bytes(3))})

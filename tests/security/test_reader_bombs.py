@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
-from conftest import pdf_bytes
+from _hostile import pdf_bytes
 
 from vision.errors import InvalidPages, LimitExceeded, VisionError
 from vision.io import DocumentFile

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import anyio.to_thread
-from conftest import png_bytes
+from _hostile import png_bytes
 
 from vision.app.api import create_app
 from vision.app.api.security import SecurityMiddleware
@@ -55,7 +55,7 @@ def _upload_headers(**extra: str) -> dict[str, str]:
 
 
 def test_api_key_is_checked_before_the_body_is_read(tmp_path: Any, stub: Any) -> None:
-    from conftest import settings
+    from _hostile import settings
 
     app = create_app(settings(tmp_path, api_key=KEY), predictor=stub)
     status, read = asyncio.run(_asgi(app, "/v1/ocr", _upload_headers(), [b"x" * 1000] * 50))
@@ -63,7 +63,7 @@ def test_api_key_is_checked_before_the_body_is_read(tmp_path: Any, stub: Any) ->
 
 
 def test_body_read_timeout_answers_408(tmp_path: Any, stub: Any) -> None:
-    from conftest import settings
+    from _hostile import settings
 
     guard = SecurityMiddleware(create_app(settings(tmp_path, read_timeout_s=0.2), predictor=stub), settings(tmp_path))
     guard.read_timeout_s = 0.2

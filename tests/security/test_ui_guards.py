@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import pdf_bytes
+from _hostile import pdf_bytes
 
 gr = pytest.importorskip("gradio")
 

@@ -1,10 +1,12 @@
-"""PDFs opened and rendered in a child process with CPU-time, memory and wall-clock limits.
+"""PDFs opened and rendered in a worker process with CPU-time, memory and wall-clock limits.
 
 A hostile PDF (forms nested to draw 10^8 shapes, a page that asks PDFium for gigabytes) then costs one
 worker process, never its caller: the worker runs :class:`~vision.io.pdf_backend.LocalPdf` under
-``RLIMIT_AS`` and a per-call ``RLIMIT_CPU``, and the caller kills it past ``pdf_timeout_s``. Each document
-gets its own worker, forked from a small ``forkserver`` process that has PDFium loaded, so workers start in
-milliseconds, never hold a lock another document waits on, and fork no threads of the caller.
+``RLIMIT_AS`` and a per-call ``RLIMIT_CPU``, and the caller kills it past ``pdf_timeout_s``. A worker
+holds one document at a time, so no document waits on a lock another one holds. Workers fork from a small
+``forkserver`` process that has PDFium loaded (never from the caller, whose threads a fork would copy) and
+go back to an idle pool after a clean close, so an ordinary PDF costs a few pipe round trips, not a process
+start; a worker that timed out, died or served ``_MAX_USES`` documents is never reused.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ import multiprocessing as mp
 import resource
 import signal
 import threading
-import time
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -26,14 +27,17 @@ from vision.settings import Limits
 
 __all__ = ["PdfWorker", "start_forkserver"]
 
+_MAX_IDLE = 8  # idle workers kept per limit setting
+_MAX_USES = 200  # documents per worker before it is replaced (bounds fragmentation and leaks)
 _CONTEXT: Any = None
-_CONTEXT_LOCK = threading.Lock()
+_LOCK = threading.Lock()
+_IDLE: dict[tuple[int, int], list["_Process"]] = {}
 
 
 def _context() -> Any:
     """The forkserver context (preloading this module), created once per process."""
     global _CONTEXT
-    with _CONTEXT_LOCK:
+    with _LOCK:
         if _CONTEXT is None:
             ctx = mp.get_context("forkserver")
             ctx.set_forkserver_preload(["vision.io.pdf_worker"])
@@ -56,28 +60,41 @@ def _allow_cpu(seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (used + seconds, resource.RLIM_INFINITY))
 
 
-def _serve(conn: Connection, data: str | bytes, name: str, password: str | None, memory: int, cpu: int) -> None:
-    """Worker main loop: open the PDF, then answer ``(op, args)`` requests until ``close`` or EOF."""
+def _as_vision_error(exc: BaseException, name: str) -> VisionError:
+    if isinstance(exc, VisionError):
+        return exc
+    return LimitExceeded(name, "rendering needs more memory than the PDF worker may use (pdf_memory_bytes)")
+
+
+def _serve(conn: Connection, memory: int, cpu: int) -> None:
+    """Worker main loop: answer ``(op, args)`` requests (``open``, ``render``, ``size``, ``has_text``,
+    ``close``) until ``exit`` or EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    try:
-        _allow_cpu(cpu)
-        pdf = LocalPdf(data, name, password)
-        del data
-        conn.send(("ok", len(pdf)))
-    except (VisionError, MemoryError) as exc:
-        conn.send(("error", _as_vision_error(exc, name)))
-        return
+    pdf: LocalPdf | None = None
+    name = "<pdf>"
     while True:
         try:
             op, args = conn.recv()
         except (EOFError, OSError):
             return
-        if op == "close":
+        if op == "exit":
             return
         _allow_cpu(cpu)
         try:
-            if op == "render":
+            if op == "open":
+                data, name, password = args
+                pdf = LocalPdf(data, name, password)
+                del data
+                conn.send(("ok", len(pdf)))
+            elif op == "close":
+                if pdf is not None:
+                    pdf.close()
+                pdf = None
+                conn.send(("ok", None))
+            elif pdf is None:
+                conn.send(("error", ValueError(f"{name}: document is closed")))
+            elif op == "render":
                 rgb, words = pdf.render(*args)
                 conn.send(("ok", (rgb.shape, words)))
                 conn.send_bytes(memoryview(rgb).cast("B"))
@@ -90,10 +107,42 @@ def _serve(conn: Connection, data: str | bytes, name: str, password: str | None,
             conn.send(("error", _as_vision_error(exc, name)))
 
 
-def _as_vision_error(exc: BaseException, name: str) -> VisionError:
-    if isinstance(exc, VisionError):
-        return exc
-    return LimitExceeded(name, "rendering needs more memory than the PDF worker may use (pdf_memory_bytes)")
+class _Process:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, key: tuple[int, int]) -> None:
+        ctx = _context()
+        self.key, self.uses = key, 0
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, *key), name="vision-pdf", daemon=True)
+        self.proc.start()
+        child.close()
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+def _take(key: tuple[int, int]) -> _Process:
+    with _LOCK:
+        idle = _IDLE.get(key, [])
+        while idle:
+            worker = idle.pop()
+            if worker.proc.is_alive():
+                return worker
+            worker.kill()
+    return _Process(key)
+
+
+def _give_back(worker: _Process) -> None:
+    with _LOCK:
+        idle = _IDLE.setdefault(worker.key, [])
+        if worker.uses < _MAX_USES and len(idle) < _MAX_IDLE:
+            idle.append(worker)
+            return
+    worker.kill()
 
 
 class PdfWorker:
@@ -102,7 +151,7 @@ class PdfWorker:
     Args:
         data: a path or the file's bytes.
         name: the source name for messages.
-        password: the document password, if any (sent to the worker only).
+        password: the document password, if any (sent to the worker only, never kept).
         limits: ``pdf_timeout_s``, ``pdf_cpu_s`` and ``pdf_memory_bytes`` bound the worker.
 
     Raises:
@@ -111,76 +160,74 @@ class PdfWorker:
     """
 
     def __init__(self, data: str | bytes, name: str, password: str | None, limits: Limits) -> None:
-        ctx = _context()
         self.name = name
         self._timeout = limits.pdf_timeout_s
         self._cpu = limits.pdf_cpu_s
         self._lock = threading.Lock()
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(
-            target=_serve,
-            args=(child, data, name, password, limits.pdf_memory_bytes, limits.pdf_cpu_s),
-            name="vision-pdf",
-            daemon=True,
-        )
-        self._proc.start()
-        child.close()
+        self._worker: _Process | None = _take((limits.pdf_memory_bytes, limits.pdf_cpu_s))
+        self._worker.uses += 1
         with self._lock:
-            self._count: int = self._reply("opening the PDF")
+            self._count: int = self._call("open", (data, name, password), "opening the PDF")
 
     def __len__(self) -> int:
         return self._count
 
     def page_size(self, index: int) -> tuple[float, float]:
-        return self._call("size", (index,), f"reading page {index}'s size")
+        with self._lock:
+            return self._call("size", (index,), f"reading page {index}'s size")
 
     def has_text(self, index: int) -> bool:
-        return self._call("has_text", (index,), f"probing page {index}'s text")
+        with self._lock:
+            return self._call("has_text", (index,), f"probing page {index}'s text")
 
     def render(self, index: int, scale: float) -> tuple[np.ndarray, list[TextLayerWord]]:
         """Page ``index`` as RGB uint8 ``(H, W, 3)`` and its text layer, rendered by the worker."""
         with self._lock:
-            self._send("render", (index, scale))
-            shape, words = self._reply(f"rendering page {index}")
+            shape, words = self._call("render", (index, scale), f"rendering page {index}")
             rgb = np.empty(shape, dtype=np.uint8)
             try:
-                self._conn.recv_bytes_into(memoryview(rgb).cast("B"))
+                self._live().conn.recv_bytes_into(memoryview(rgb).cast("B"))
             except (EOFError, OSError):
                 raise self._died(f"rendering page {index}") from None
         return rgb, words
 
-    def _call(self, op: str, args: tuple, what: str) -> Any:
-        with self._lock:
-            self._send(op, args)
-            return self._reply(what)
-
-    def _send(self, op: str, args: tuple) -> None:
-        if self._conn.closed:
+    def _live(self) -> _Process:
+        if self._worker is None:
             raise ValueError(f"{self.name}: document is closed")
-        try:
-            self._conn.send((op, args))
-        except (BrokenPipeError, OSError):
-            raise self._died(op) from None
+        return self._worker
 
-    def _reply(self, what: str) -> Any:
-        """The worker's answer, within ``pdf_timeout_s`` (the worker is killed past it)."""
-        if not self._conn.poll(self._timeout):
-            self._stop()
+    def _call(self, op: str, args: tuple, what: str) -> Any:
+        """Send a request and return the worker's answer, within ``pdf_timeout_s`` (killed past it)."""
+        worker = self._live()
+        try:
+            worker.conn.send((op, args))
+            answered = worker.conn.poll(self._timeout)
+        except (BrokenPipeError, EOFError, OSError):
+            raise self._died(what) from None
+        if not answered:
+            self._discard()
             raise LimitExceeded(
                 self.name, f"{what} took longer than {self._timeout:g} s (pdf_timeout_s); the worker was stopped"
             )
         try:
-            status, value = self._conn.recv()
+            status, value = worker.conn.recv()
         except (EOFError, OSError):
             raise self._died(what) from None
         if status == "error":
+            if not isinstance(value, VisionError):
+                raise value
+            if op == "open":  # a document that failed to open leaves the worker clean
+                self._release()
             raise value
         return value
 
     def _died(self, what: str) -> VisionError:
-        self._proc.join(5)
-        code = self._proc.exitcode
-        self._stop()
+        worker = self._worker
+        code = None
+        if worker is not None:
+            worker.proc.join(5)
+            code = worker.proc.exitcode
+        self._discard()
         if code == -signal.SIGXCPU:
             return LimitExceeded(self.name, f"{what} used more than {self._cpu} s of CPU (pdf_cpu_s)")
         if code is not None and code < 0:
@@ -191,26 +238,29 @@ class PdfWorker:
             )
         return CorruptFile(self.name, f"the PDF worker stopped while {what} (exit code {code})")
 
-    def _stop(self) -> None:
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc.join(5)
-        self._conn.close()
+    def _discard(self) -> None:
+        """Kill the worker: it is busy with, or broken by, this document."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+
+    def _release(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            _give_back(worker)
 
     def close(self) -> None:
-        """Ask the worker to exit (killed if it does not within a second); idempotent."""
+        """Close the document; the worker goes back to the idle pool if it answers at once (idempotent)."""
         with self._lock:
-            if self._conn.closed:
+            if self._worker is None:
                 return
             try:
-                self._conn.send(("close", ()))
-            except OSError:
-                pass
-            deadline = time.monotonic() + 1.0
-            self._proc.join(max(0.0, deadline - time.monotonic()))
-            self._stop()
+                self._call("close", (), "closing the PDF")
+            except (VisionError, ValueError):
+                return  # the worker was discarded
+            self._release()
 
     def __del__(self) -> None:
-        proc = getattr(self, "_proc", None)
-        if proc is not None and proc.is_alive():
-            proc.kill()
+        worker = getattr(self, "_worker", None)
+        if worker is not None:  # never closed: its state is unknown, so it is not reused
+            worker.kill()
