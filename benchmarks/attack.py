@@ -34,7 +34,7 @@ import psutil
 from _service import REPO, SAMPLE, percentile, running_server
 
 sys.path.insert(0, str(REPO / "tests" / "security"))
-from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb  # noqa: E402
+from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
 
 KEY = "attack-test-key"
 AUTH = {"X-API-Key": KEY}
@@ -64,7 +64,9 @@ class Monitor(threading.Thread):
         while not self.stop.wait(0.05):
             try:
                 self.peak = max(self.peak, self.proc.memory_info().rss)
-                kids = [c for c in self.proc.children(recursive=True) if "forkserver" not in " ".join(c.cmdline())]
+                kids = [
+                    c for c in self.proc.children(recursive=True) if "forkserver" not in " ".join(c.cmdline())
+                ]
                 self.children_peak = max(self.children_peak, sum(c.memory_info().rss for c in kids))
             except psutil.NoSuchProcess:
                 self.died = True
@@ -110,7 +112,9 @@ async def _anonymous(base: str, size: int, results: list[tuple[int | str, float,
     headers = {"content-type": "multipart/form-data; boundary=x", "content-length": str(size)}
     try:
         async with httpx.AsyncClient(timeout=60) as http:
-            status: int | str = (await http.post(f"{base}/v1/ocr", content=body(), headers=headers)).status_code
+            status: int | str = (
+                await http.post(f"{base}/v1/ocr", content=body(), headers=headers)
+            ).status_code
     except httpx.HTTPError as exc:
         status = type(exc).__name__  # the server closed the connection after its 401: also a refusal
     results.append((status, time.monotonic() - start, sent))
@@ -163,8 +167,14 @@ async def _bomb(http: httpx.AsyncClient, base: str, name: str, data: bytes, para
             body = (await http.get(f"{base}/v1/jobs/{job_id}", headers=AUTH)).json()
         status = {"failed": 422, "succeeded": 200}.get(body.get("status"), 0)
         body = body.get("error") or {}
-    return {"input": name, "path": path, "bytes": len(data), "status": status,
-            "error": body.get("error"), "seconds": round(time.monotonic() - start, 2)}
+    return {
+        "input": name,
+        "path": path,
+        "bytes": len(data),
+        "status": status,
+        "error": body.get("error"),
+        "seconds": round(time.monotonic() - start, 2),
+    }
 
 
 async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, Any]:
@@ -197,8 +207,14 @@ async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, A
         await asyncio.gather(*tasks)
         bomb_results = await asyncio.gather(*bomb_tasks)
     slow.join(5)
-    return {"legit": legit, "health": health, "health_lat": health_lat, "anonymous": anonymous,
-            "slow_closed": slow_closed, "bombs": bomb_results}
+    return {
+        "legit": legit,
+        "health": health,
+        "health_lat": health_lat,
+        "anonymous": anonymous,
+        "slow_closed": slow_closed,
+        "bombs": bomb_results,
+    }
 
 
 def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) -> dict[str, Any]:
@@ -207,11 +223,11 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
     fivexx += sum(n for code, n in raw["health"].items() if isinstance(code, int) and code >= 500)
     fivexx += sum(1 for status, _, _ in raw["anonymous"] if isinstance(status, int) and status >= 500)
     p99 = percentile(raw["health_lat"], 99) * 1000
-    bombs_ok = all(
-        b["status"] in (413, 422) for b in raw["bombs"] if not b["input"].startswith("20pages")
-    )
+    bombs_ok = all(b["status"] in (413, 422) for b in raw["bombs"] if not b["input"].startswith("20pages"))
     heavy_ok = all(b["status"] in (200, 413, 503) for b in raw["bombs"] if b["input"].startswith("20pages"))
-    anon_ok = all(s in (401, "RemoteProtocolError", "WriteError", "ReadError") for s, _, _ in raw["anonymous"])
+    anon_ok = all(
+        s in (401, "RemoteProtocolError", "WriteError", "ReadError") for s, _, _ in raw["anonymous"]
+    )
     checks = {
         "no server death": not monitor.died,
         "peak RSS within budget": monitor.peak <= budget,
@@ -221,17 +237,26 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
         "anonymous uploads refused": anon_ok,
     }
     return {
-        "machine": platform.node(), "cpu_count": psutil.cpu_count(), "duration_s": args.duration,
-        "clients": args.clients, "weights": "random (light)" if args.light else "shipped",
-        "memory_budget_bytes": budget, "peak_rss_bytes": monitor.peak,
+        "machine": platform.node(),
+        "cpu_count": psutil.cpu_count(),
+        "duration_s": args.duration,
+        "clients": args.clients,
+        "weights": "random (light)" if args.light else "shipped",
+        "memory_budget_bytes": budget,
+        "peak_rss_bytes": monitor.peak,
         "pdf_workers_peak_rss_bytes": monitor.children_peak,
         "legit_status": {str(k): v for k, v in raw["legit"].items()},
         "health_status": {str(k): v for k, v in raw["health"].items()},
-        "healthz_p50_ms": round(percentile(raw["health_lat"], 50) * 1000, 1), "healthz_p99_ms": round(p99, 1),
+        "healthz_p50_ms": round(percentile(raw["health_lat"], 50) * 1000, 1),
+        "healthz_p99_ms": round(p99, 1),
         "anonymous": [{"status": s, "seconds": round(t, 2), "bytes_sent": b} for s, t, b in raw["anonymous"]],
-        "slow_clients": args.slow, "slow_closed": len(raw["slow_closed"]),
+        "slow_clients": args.slow,
+        "slow_closed": len(raw["slow_closed"]),
         "slow_closed_after_s_max": round(max(raw["slow_closed"], default=0.0), 1),
-        "bombs": raw["bombs"], "five_xx": fivexx, "checks": checks, "pass": all(checks.values()),
+        "bombs": raw["bombs"],
+        "five_xx": fivexx,
+        "checks": checks,
+        "pass": all(checks.values()),
     }
 
 
@@ -246,8 +271,12 @@ def main() -> int:
     args = parser.parse_args()
     config: dict[str, Any] = {"api_key": KEY}
     if args.light:
-        config["models"] = {"det_weights": "random", "reco_weights": "random", "torch_threads": 1,
-                            "det_input_shapes": [[256, 256], [256, 192], [192, 256]]}
+        config["models"] = {
+            "det_weights": "random",
+            "reco_weights": "random",
+            "torch_threads": 1,
+            "det_input_shapes": [[256, 256], [256, 192], [192, 256]],
+        }
     from vision.app.api.settings import ServiceSettings
 
     budget = ServiceSettings(**config).limits.memory_budget_bytes
@@ -261,15 +290,31 @@ def main() -> int:
         monitor.stop.set()
         monitor.join(5)
     report = _report(args, raw, monitor, budget)
-    for key in ("machine", "weights", "peak_rss_bytes", "pdf_workers_peak_rss_bytes", "legit_status",
-                "health_status", "healthz_p50_ms", "healthz_p99_ms", "slow_closed", "slow_closed_after_s_max",
-                "five_xx"):
+    for key in (
+        "machine",
+        "weights",
+        "peak_rss_bytes",
+        "pdf_workers_peak_rss_bytes",
+        "legit_status",
+        "health_status",
+        "healthz_p50_ms",
+        "healthz_p99_ms",
+        "slow_closed",
+        "slow_closed_after_s_max",
+        "five_xx",
+    ):
         print(f"{key:28} {report[key]}")
     for b in report["bombs"]:
-        print(f"  {b['input']!r:28} {b['path']:9} {b['bytes']:>9} B -> {b['status']} {b['error']} in {b['seconds']} s")
-    print("anonymous 50 MB uploads:", Counter(str(a["status"]) for a in report["anonymous"]),
-          f"max {max(a['seconds'] for a in report['anonymous'])} s,",
-          f"max {max(a['bytes_sent'] for a in report['anonymous']) >> 20} MiB sent")
+        print(
+            f"  {b['input']!r:28} {b['path']:9} {b['bytes']:>9} B -> {b['status']} {b['error']} "
+            f"in {b['seconds']} s"
+        )
+    print(
+        "anonymous 50 MB uploads:",
+        Counter(str(a["status"]) for a in report["anonymous"]),
+        f"max {max(a['seconds'] for a in report['anonymous'])} s,",
+        f"max {max(a['bytes_sent'] for a in report['anonymous']) >> 20} MiB sent",
+    )
     for name, ok in report["checks"].items():
         print(f"{'PASS' if ok else 'FAIL'}  {name}")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,12 +32,14 @@ SMALL_LIMITS = {"max_bytes": 8 * 1024**2, "max_pixels": 4096 * 4096, "max_pages"
 
 
 def production_limits() -> dict[str, Any]:
-    """--limits production (the default): what ``vision serve`` gives readers of jobs, with default settings."""
+    """--limits production (the default): what a default ``vision serve`` gives the readers of jobs."""
     import dataclasses
 
     from vision.app.api.settings import LimitSettings
 
     return dataclasses.asdict(LimitSettings().reader_limits(job=True))
+
+
 MAX_PAGES_DECODED = 4  # pages or frames decoded per input (opening already parses every header)
 
 
@@ -259,7 +261,8 @@ def worker(conn: Any) -> None:
         except Exception as exc:  # a bug: the readers must only raise VisionError on bad input
             outcome, detail = "exception", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}"
         rss_mb = max(  # this worker, or the largest PDF worker process it started
-            resource.getrusage(who).ru_maxrss / 1024 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+            resource.getrusage(who).ru_maxrss / 1024
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
         )
         conn.send((outcome, detail, time.perf_counter() - start, rss_mb))
 

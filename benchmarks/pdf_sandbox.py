@@ -61,12 +61,28 @@ def main() -> None:
             times["in_process"].append(read_all(data, args.dpi, local))
             times["sandbox"].append(read_all(data, args.dpi, sandbox))
         a, b = statistics.median(times["in_process"]), statistics.median(times["sandbox"])
-        rows.append({"pages": pages, "in_process_s": round(a, 4), "sandbox_s": round(b, 4),
-                     "ratio": round(b / a, 2), "overhead_ms": round((b - a) * 1000, 1)})
+        rows.append(
+            {
+                "pages": pages,
+                "in_process_s": round(a, 4),
+                "sandbox_s": round(b, 4),
+                "ratio": round(b / a, 2),
+                "overhead_ms": round((b - a) * 1000, 1),
+            }
+        )
     print(f"{'pages':>5} {'in-process s':>13} {'sandbox s':>10} {'ratio':>6} {'overhead ms':>12}")
     for r in rows:
-        print(f"{r['pages']:>5} {r['in_process_s']:>13} {r['sandbox_s']:>10} {r['ratio']:>6} {r['overhead_ms']:>12}")
-    result = {"benchmark": "pdf_sandbox", "machine": platform.node(), "dpi": args.dpi, "docs": args.docs, "rows": rows}
+        print(
+            f"{r['pages']:>5} {r['in_process_s']:>13} {r['sandbox_s']:>10} {r['ratio']:>6} "
+            f"{r['overhead_ms']:>12}"
+        )
+    result = {
+        "benchmark": "pdf_sandbox",
+        "machine": platform.node(),
+        "dpi": args.dpi,
+        "docs": args.docs,
+        "rows": rows,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -16,7 +16,7 @@ from vision.structures import Document, Page
 
 
 class StubPredictor:
-    """One empty page per input page; ``hold()`` makes calls wait until ``release()`` (to keep work running)."""
+    """One empty page per input page; ``hold()`` makes calls wait until ``release()`` (work keeps running)."""
 
     def __init__(self) -> None:
         self.gate = threading.Event()

@@ -31,16 +31,21 @@ def png16_bomb(side: int = 13_000) -> bytes:
     row = b"\x00" + bytes(2 * side)  # filter byte + samples
     idat = b"".join(comp.compress(row) for _ in range(side)) + comp.flush()
     ihdr = struct.pack(">IIBBBBB", side, side, 16, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr) + _png_chunk(b"IDAT", idat) + _png_chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", ihdr)
+        + _png_chunk(b"IDAT", idat)
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def tiff_pages_bomb(pages: int = 20, side: int = 13_000) -> bytes:
-    """A little-endian TIFF of ``pages`` bilevel ``side`` x ``side`` pages that all share one strip (21 KB)."""
+    """A little-endian TIFF of ``pages`` bilevel ``side`` x ``side`` pages sharing one strip (21 KB)."""
     strip = zlib.compress(bytes((side + 7) // 8 * side), 9)  # one black page: 21 MB deflate to 21 KB
     out = io.BytesIO()
     out.write(b"II*\x00" + struct.pack("<I", 8 + len(strip) + (len(strip) & 1)))
     out.write(strip + b"\x00" * (len(strip) & 1))
-    tags = lambda: [  # noqa: E731  (tag, type, count, value); type 3 = SHORT, 4 = LONG
+    tags = lambda: [
         (256, 4, 1, side),
         (257, 4, 1, side),
         (258, 3, 1, 1),

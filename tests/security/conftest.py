@@ -20,7 +20,9 @@ def stub() -> StubPredictor:
 
 
 @pytest.fixture
-def make_client(tmp_path: Path, stub: StubPredictor) -> Callable[..., contextlib.AbstractContextManager[TestClient]]:
+def make_client(
+    tmp_path: Path, stub: StubPredictor
+) -> Callable[..., contextlib.AbstractContextManager[TestClient]]:
     """``with make_client(api_key=..., limits={...}) as client:`` runs an app on the stub predictor."""
 
     @contextlib.contextmanager

@@ -34,7 +34,11 @@ def test_budget_waits_refuses_and_wakes() -> None:
 def test_chunks_respect_pages_and_pixels() -> None:
     pixels = [10, 10, 10, 50, 10, 200, 10]
     assert chunk_indices(pixels, 0, max_pages=2, max_pixels=60) == [
-        range(0, 2), range(2, 4), range(4, 5), range(5, 6), range(6, 7)
+        range(2),
+        range(2, 4),
+        range(4, 5),
+        range(5, 6),
+        range(6, 7),
     ]
     assert chunk_indices(pixels, 5, max_pages=8, max_pixels=1000) == [range(5, 7)]
     assert chunk_indices([], 0, 4, 10) == []
@@ -52,7 +56,9 @@ def test_requests_wait_for_the_budget_and_give_up_with_503(make_client: Any, stu
     with make_client(limits=limits) as client:
         stub.hold()
         budget = client.app.state.runtime.budget
-        first = threading.Thread(target=lambda: client.post("/v1/ocr", files={"file": ("a.png", png_bytes())}))
+        first = threading.Thread(
+            target=lambda: client.post("/v1/ocr", files={"file": ("a.png", png_bytes())})
+        )
         first.start()
         assert stub.entered.wait(10)
         budget.acquire(3 * one_page)  # with the first page held, the budget has room for no other page

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bombs import pdf_forms_bomb
 from _hostile import png_bytes
+from bombs import pdf_forms_bomb
 
 from vision.app.cli import build_parser
 from vision.app.cli import ocr as ocr_cli

@@ -59,7 +59,9 @@ def test_pdf_passwords_never_reach_the_disk(make_client: Any, tmp_path: Path) ->
     secret = "pw-7f3e-SECRET"
     with make_client() as client:
         job = client.post(
-            "/v1/jobs", files={"file": ("locked.pdf", pdf_bytes(2, password=secret))}, data={"password": secret}
+            "/v1/jobs",
+            files={"file": ("locked.pdf", pdf_bytes(2, password=secret))},
+            data={"password": secret},
         ).json()
         done = _wait(client, job["id"], ("succeeded", "failed"))
         service = client.app.state.jobs

@@ -8,8 +8,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
 from _hostile import pdf_bytes
+from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
 
 from vision.errors import InvalidPages, LimitExceeded, VisionError
 from vision.io import DocumentFile
@@ -67,17 +67,22 @@ def test_pdf_bomb_is_stopped_at_its_time_limit() -> None:
     data = pdf_forms_bomb(depth=5, fanout=10)  # 10**5 nested form draws: a minute of PDFium time here
     limits = Limits(pdf_timeout_s=1.0)
     start = time.perf_counter()
-    with DocumentFile.from_pdf(data, dpi=72, limits=limits) as doc:
-        with pytest.raises(LimitExceeded, match="pdf_timeout_s"):
-            doc[0]
+    with (
+        DocumentFile.from_pdf(data, dpi=72, limits=limits) as doc,
+        pytest.raises(LimitExceeded, match="pdf_timeout_s"),
+    ):
+        doc[0]
     assert len(data) < 4096 and time.perf_counter() - start < 10.0
 
 
 def test_pdf_worker_cpu_limit_ends_a_runaway_render() -> None:
     limits = Limits(pdf_timeout_s=60.0, pdf_cpu_s=1)
-    with DocumentFile.from_pdf(pdf_forms_bomb(depth=5, fanout=10), dpi=72, limits=limits) as doc:
-        with pytest.raises(LimitExceeded, match="pdf_cpu_s"):
-            doc[0]
+    bomb = pdf_forms_bomb(depth=5, fanout=10)
+    with (
+        DocumentFile.from_pdf(bomb, dpi=72, limits=limits) as doc,
+        pytest.raises(LimitExceeded, match="pdf_cpu_s"),
+    ):
+        doc[0]
 
 
 def test_a_hostile_pdf_does_not_block_other_pdfs() -> None:

@@ -65,7 +65,9 @@ def test_api_key_is_checked_before_the_body_is_read(tmp_path: Any, stub: Any) ->
 def test_body_read_timeout_answers_408(tmp_path: Any, stub: Any) -> None:
     from _hostile import settings
 
-    guard = SecurityMiddleware(create_app(settings(tmp_path, read_timeout_s=0.2), predictor=stub), settings(tmp_path))
+    guard = SecurityMiddleware(
+        create_app(settings(tmp_path, read_timeout_s=0.2), predictor=stub), settings(tmp_path)
+    )
     guard.read_timeout_s = 0.2
     start = time.perf_counter()
     status, _ = asyncio.run(_asgi(guard, "/v1/ocr", _upload_headers(), None))
@@ -96,13 +98,20 @@ def test_metrics_need_the_key_unless_open(make_client: Any) -> None:
         health = client.get("/healthz")
     with make_client(api_key=KEY, metrics_open=True) as client:
         opened = client.get("/metrics")
-    assert (closed.status_code, keyed.status_code, opened.status_code, health.status_code) == (401, 200, 200, 200)
+    assert (closed.status_code, keyed.status_code, opened.status_code, health.status_code) == (
+        401,
+        200,
+        200,
+        200,
+    )
     assert closed.json()["error"] == "unauthorized"
 
 
 def test_probes_answer_while_every_worker_thread_is_busy(make_client: Any, stub: Any) -> None:
     with make_client() as client:
-        client.portal.call(lambda: setattr(anyio.to_thread.current_default_thread_limiter(), "total_tokens", 1))
+        client.portal.call(
+            lambda: setattr(anyio.to_thread.current_default_thread_limiter(), "total_tokens", 1)
+        )
         stub.hold()
         busy = threading.Thread(target=lambda: client.post("/v1/ocr", files={"file": ("a.png", png_bytes())}))
         busy.start()

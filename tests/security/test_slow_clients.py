@@ -20,7 +20,8 @@ class _QuickGuard(GuardedH11Protocol):
 async def _hello(scope: dict, receive: object, send: object) -> None:
     if scope["type"] != "http":
         return
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})  # type: ignore[operator]
+    start = {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]}
+    await send(start)  # type: ignore[operator]
     await send({"type": "http.response.body", "body": b"ok"})  # type: ignore[operator]
 
 
@@ -29,7 +30,9 @@ def server() -> Iterator[int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(_hello, host="127.0.0.1", port=port, http=_QuickGuard, log_level="warning", lifespan="off")
+    config = uvicorn.Config(
+        _hello, host="127.0.0.1", port=port, http=_QuickGuard, log_level="warning", lifespan="off"
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

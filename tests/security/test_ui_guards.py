@@ -13,8 +13,8 @@ from _hostile import pdf_bytes
 
 gr = pytest.importorskip("gradio")
 
-from vision.app import ui  # noqa: E402
-from vision.errors import LimitExceeded  # noqa: E402
+from vision.app import ui
+from vision.errors import LimitExceeded
 
 
 def _progress(*args: Any, **kwargs: Any) -> None:
@@ -37,9 +37,9 @@ def test_long_documents_run_as_jobs(make_client: Any, tmp_path: Path) -> None:
 def test_short_documents_keep_page_images_within_the_budget(make_client: Any, tmp_path: Path) -> None:
     path = tmp_path / "short.pdf"
     path.write_bytes(pdf_bytes(2))
-    with make_client(limits={"max_inflight_pixels": 400 * 200 + 1}) as client:  # one page at 144 dpi
-        with pytest.raises(LimitExceeded, match="max_inflight_pixels"):
-            ui._ocr_document(client.app.state.runtime, str(path), _progress, client.app.state.jobs)
+    one_page = {"max_inflight_pixels": 400 * 200 + 1}  # room for one page at 144 dpi
+    with make_client(limits=one_page) as client, pytest.raises(LimitExceeded, match="max_inflight_pixels"):
+        ui._ocr_document(client.app.state.runtime, str(path), _progress, client.app.state.jobs)
 
 
 def test_download_folders_are_removed_when_old(make_client: Any, tmp_path: Path) -> None:

@@ -73,8 +73,13 @@ def _ocr_document(
             return _ocr_as_job(jobs, path, name, progress), False
         pages: list[Page] = []
         chunks = ocr_chunks(
-            doc, name, runtime.ocr, runtime.budget, chunk_pages=settings.jobs.chunk_pages,
-            timeout_s=settings.limits.request_timeout_s, keep_images=True,  # the searchable PDF draws on them
+            doc,
+            name,
+            runtime.ocr,
+            runtime.budget,
+            chunk_pages=settings.jobs.chunk_pages,
+            timeout_s=settings.limits.request_timeout_s,
+            keep_images=True,  # the searchable PDF draws on them
         )
         for indices, chunk in chunks:
             progress((indices.start, total), desc="reading pages", unit="pages")

@@ -22,7 +22,7 @@ _PDFIUM_LOCK = threading.RLock()
 
 def open_error(exc: Exception, name: str, password: str | None) -> VisionError:
     """The VisionError for a PDFium failure to open a document."""
-    import pypdfium2.raw as raw
+    from pypdfium2 import raw
 
     code = getattr(exc, "err_code", None)
     if code == raw.FPDF_ERR_PASSWORD:

@@ -31,7 +31,7 @@ _MAX_IDLE = 8  # idle workers kept per limit setting
 _MAX_USES = 200  # documents per worker before it is replaced (bounds fragmentation and leaks)
 _CONTEXT: Any = None
 _LOCK = threading.Lock()
-_IDLE: dict[tuple[int, int], list["_Process"]] = {}
+_IDLE: dict[tuple[int, int], list[_Process]] = {}
 
 
 def _context() -> Any:
@@ -207,7 +207,8 @@ class PdfWorker:
         if not answered:
             self._discard()
             raise LimitExceeded(
-                self.name, f"{what} took longer than {self._timeout:g} s (pdf_timeout_s); the worker was stopped"
+                self.name,
+                f"{what} took longer than {self._timeout:g} s (pdf_timeout_s); the worker was stopped",
             )
         try:
             status, value = worker.conn.recv()

@@ -44,10 +44,10 @@ def remove_orphans(store: JobStore) -> list[Path]:
     known = store.ids()
     now = time.time()
     for folder in store.root.iterdir():
-        if folder.is_dir() and len(folder.name) == 32 and folder.name not in known:
-            if now - folder.stat().st_mtime > _GRACE_S:
-                shutil.rmtree(folder, ignore_errors=True)
-                removed.append(folder)
+        orphan = folder.is_dir() and len(folder.name) == 32 and folder.name not in known
+        if orphan and now - folder.stat().st_mtime > _GRACE_S:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
     if removed:
         log.warning("removed %d orphaned job file(s)", len(removed))
     return removed

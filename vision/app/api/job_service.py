@@ -92,13 +92,18 @@ class JobService:
         counts = self.store.counts()
         if counts["queued"] + counts["running"] >= cfg.max_active:
             raise ApiError(
-                429, "job_quota", f"{cfg.max_active} jobs are queued or running (max_active); retry later",
+                429,
+                "job_quota",
+                f"{cfg.max_active} jobs are queued or running (max_active); retry later",
                 headers={"Retry-After": "10"},
             )
         if stored_bytes(self.store) + size > cfg.max_stored_bytes:
             raise ApiError(
-                429, "job_quota", f"job storage is full ({cfg.max_stored_bytes} bytes, max_stored_bytes); "
-                "delete finished jobs or retry later", headers={"Retry-After": "60"},
+                429,
+                "job_quota",
+                f"job storage is full ({cfg.max_stored_bytes} bytes, max_stored_bytes); "
+                "delete finished jobs or retry later",
+                headers={"Retry-After": "60"},
             )
 
     def cancel(self, job: JobRecord) -> JobRecord:
@@ -130,11 +135,14 @@ class JobService:
         password = self._secrets.get(job.id)
         if job.options.get("encrypted") and password is None:
             raise PasswordRequired(
-                job.filename, "the password is kept in memory only and this server process does not hold it "
+                job.filename,
+                "the password is kept in memory only and this server process does not hold it "
                 "(it restarted, or another worker took the job): submit the job again",
             )
         return ReadOptions(
-            pages=None if pages is None else tuple(pages), dpi=job.options.get("dpi") or 144.0, password=password
+            pages=None if pages is None else tuple(pages),
+            dpi=job.options.get("dpi") or 144.0,
+            password=password,
         )
 
     def _handle(self, job: JobRecord, ctx: JobContext) -> None:

@@ -237,7 +237,8 @@ class JobStore:
         """The owner of a cancelled job has stopped working on it."""
         with self._tx() as con:
             con.execute(
-                "UPDATE jobs SET owner = NULL WHERE id = ? AND owner = ? AND status = 'cancelled'", (job_id, owner)
+                "UPDATE jobs SET owner = NULL WHERE id = ? AND owner = ? AND status = 'cancelled'",
+                (job_id, owner),
             )
 
     def in_use(self, job: JobRecord) -> bool:

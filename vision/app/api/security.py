@@ -47,7 +47,9 @@ def check_filename(name: str | None) -> str:
 class SecurityMiddleware:
     """Host, Origin and API-key checks from the headers alone, and body read timeouts (pure ASGI)."""
 
-    def __init__(self, app: ASGIApp, settings: ServiceSettings, protected: tuple[str, ...] = ("/v1/",)) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: ServiceSettings, protected: tuple[str, ...] = ("/v1/",)
+    ) -> None:
         self.app = app
         self.key = None if settings.api_key is None else settings.api_key.get_secret_value().encode()
         hosts = settings.allowed_hosts
@@ -67,9 +69,9 @@ class SecurityMiddleware:
         error = self._refusal(scope, headers)
         if error is not None:
             body = error_body(error.code, error.detail)
-            await JSONResponse(body, status_code=error.status_code, headers={**(error.headers or {}), "Connection": "close"})(
-                scope, receive, send
-            )
+            await JSONResponse(
+                body, status_code=error.status_code, headers={**(error.headers or {}), "Connection": "close"}
+            )(scope, receive, send)
             return
         await self.app(scope, self._timed(receive), send)
 
@@ -84,12 +86,17 @@ class SecurityMiddleware:
         if origin is not None and "*" not in self.origins and origin not in self.origins:
             parts = urlsplit(origin)
             if parts.netloc.lower() != host.lower() or parts.scheme not in ("http", "https"):
-                return ApiError(403, "forbidden_origin", f"requests from {origin} are not allowed (allowed_origins)")
+                return ApiError(
+                    403, "forbidden_origin", f"requests from {origin} are not allowed (allowed_origins)"
+                )
         if self.key is not None:
             given = headers.get("x-api-key", "").encode()
             if not hmac.compare_digest(given, self.key):
                 return ApiError(
-                    401, "unauthorized", "missing or invalid X-API-Key header", headers={"WWW-Authenticate": "APIKey"}
+                    401,
+                    "unauthorized",
+                    "missing or invalid X-API-Key header",
+                    headers={"WWW-Authenticate": "APIKey"},
                 )
         return None
 

@@ -50,7 +50,9 @@ class LimitSettings(_Group):
     max_frames: int = Field(3_600, gt=0, description="most frames sampled from one video job")
     request_timeout_s: float = Field(60.0, gt=0, description="longest synchronous request, queueing included")
     memory_budget_bytes: int = Field(
-        3 * 1024**3, gt=0, description="resident memory the server process is sized for (see max_inflight_pixels)"
+        3 * 1024**3,
+        gt=0,
+        description="resident memory the server process is sized for (see max_inflight_pixels)",
     )
     max_inflight_pixels: int = Field(
         200_000_000,

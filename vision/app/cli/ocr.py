@@ -240,7 +240,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     import torch
 
     threads = torch.get_num_threads()
-    n = 1 if predictor is not None else min(args.jobs, len(jobs))  # an embedding application's predictor: alone
+    n = (
+        1 if predictor is not None else min(args.jobs, len(jobs))
+    )  # an embedding application's predictor: alone
     lanes: queue.SimpleQueue = queue.SimpleQueue()
     try:
         for p in [predictor] if predictor is not None else build_lanes(args, n):
