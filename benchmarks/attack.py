@@ -64,15 +64,20 @@ class Monitor(threading.Thread):
         while not self.stop.wait(0.05):
             try:
                 self.peak = max(self.peak, self.proc.memory_info().rss)
-                kids = [
-                    c for c in self.proc.children(recursive=True) if "forkserver" not in " ".join(c.cmdline())
-                ]
-                self.children_peak = max(self.children_peak, sum(c.memory_info().rss for c in kids))
+                kids = self.proc.children(recursive=True)
             except psutil.NoSuchProcess:
                 self.died = True
                 return
             except psutil.Error:
                 continue
+            total = 0
+            for kid in kids:  # PDF workers come and go: one that vanished meanwhile counts nothing
+                try:
+                    if "forkserver" not in " ".join(kid.cmdline()):
+                        total += kid.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.children_peak = max(self.children_peak, total)
 
 
 async def _legit(http: httpx.AsyncClient, base: str, page: bytes, stop_at: float, codes: Counter) -> None:
