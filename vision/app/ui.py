@@ -27,6 +27,7 @@ from vision.app.api.paging import ocr_chunks
 from vision.app.api.runtime import Runtime, SamService, build_runtime
 from vision.app.api.settings import ServiceSettings
 from vision.errors import VisionError
+from vision.export.formats import render as render_format
 from vision.structures import Document, Page
 
 __all__ = ["SAMPLE_PAGE", "build_ui", "draw_words", "launch_ui", "mount_ui", "segment_at"]
@@ -104,7 +105,7 @@ def _ocr_as_job(jobs: JobService, path: str, name: str, progress: gr.Progress) -
 
 def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
     """OCR a video through the shared batcher; the first gallery frames keep their image for drawing."""
-    from vision.pipelines.video import VideoOCR, VideoOCRConfig
+    from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
     settings = runtime.settings
     kept: list[np.ndarray] = []
@@ -116,7 +117,7 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
         progress(None, desc=f"{seen[0]} frames read")
         return runtime.ocr(frames)
 
-    config = VideoOCRConfig(
+    config = VideoOptions(
         fps=settings.jobs.video_fps,
         batch_size=settings.batching.max_size,
         workers=1,
@@ -141,18 +142,14 @@ def _downloads(doc: Document, name: str, video: bool) -> list[str]:
         if old.is_dir() and old.stat().st_mtime < cutoff:
             shutil.rmtree(old, ignore_errors=True)
     folder = Path(tempfile.mkdtemp(prefix="vision-ui-", dir=root))
-    files = {"json": doc.to_json(indent=2), "hocr": doc.export_hocr()}
-    if video:
-        files["srt"] = doc.to_srt()
+    with_pdf = not video and all(p.image is not None for p in doc.pages)  # job results carry no images
     out = []
-    for fmt, text in files.items():
+    for fmt in ("json", "hocr", "srt" if video else "pdf"):
+        if fmt == "pdf" and not with_pdf:
+            continue
         path = folder / download_name(name, fmt)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(render_format(doc, fmt))
         out.append(str(path))
-    if not video and all(p.image is not None for p in doc.pages):
-        pdf = folder / download_name(name, "pdf")
-        doc.save_pdf(pdf)
-        out.append(str(pdf))
     return out
 
 

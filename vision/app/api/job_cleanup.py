@@ -13,7 +13,7 @@ import shutil
 import time
 from pathlib import Path
 
-from vision.app.api.jobs import JobStore
+from vision.app.api.job_store import JobStore
 
 __all__ = ["expire", "remove_orphans", "stored_bytes"]
 

@@ -8,7 +8,8 @@ with ``--recursive``. Outputs:
   when there are several; json/hocr/alto for one input); pdf needs ``-o``;
 * ``-o FILE`` with one input file: that file;
 * ``-o DIR`` (an existing folder, a name ending in ``/``, or several inputs): ``DIR/<name relative to the
-  folder given>.<format>`` (``scan.pdf`` -> ``scan.pdf.txt``).
+  folder given>`` plus the format's extension from :mod:`vision.export.formats` (``scan.pdf`` ->
+  ``scan.pdf.txt``, ``scan.pdf.alto.xml``).
 
 Every output is written atomically (a temporary sibling, then ``os.replace``), so ``--resume`` can skip
 inputs whose output exists. A file that cannot be read (damaged, or over a limit: a PDF that takes longer
@@ -41,16 +42,17 @@ from vision.app.cli._common import (
     scan_inputs,
 )
 from vision.errors import VisionError
-from vision.export._atomic import write_atomically as replace_file
+from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
+from vision.export.formats import render as render_format
+from vision._atomic import write_atomically as replace_file
 from vision.structures import Document
 
-__all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
+__all__ = ["register", "run", "collect_inputs", "text_output", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
 
-FORMATS = ("txt", "json", "hocr", "alto", "pdf")
+FORMATS = DOCUMENT_FORMATS
 DOCUMENT_SUFFIXES = frozenset(
     {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"}
 )
-_EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf"}
 
 
 @dataclass(frozen=True)
@@ -149,30 +151,24 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
     as_dir = out.is_dir() or str(args.output).endswith(os.sep) or not single_file
     if not as_dir:
         return [Job(found[0][0], out)] if found else []
-    jobs = [Job(src, out / f"{rel}.{_EXTENSIONS[fmt]}") for src, rel in found]
+    jobs = [Job(src, output_path(out / rel, fmt)) for src, rel in found]
     targets = [j.output for j in jobs]
     if len(set(targets)) != len(targets):
         raise ValueError("two inputs would write the same output file; give them separate -o folders")
     return jobs
 
 
-def render(doc: Document, fmt: str) -> str:
-    """The text of a text output format."""
-    if fmt == "txt":
-        return doc.render() + "\n"
-    if fmt == "json":
-        return doc.to_json(indent=1) + "\n"
-    if fmt == "hocr":
-        return doc.export_hocr()
-    if fmt == "alto":
-        return doc.export_alto()
-    raise ValueError(f"{fmt!r} is not a text format")
+def text_output(doc: Document, fmt: str) -> str:
+    """The text of a text output format (:mod:`vision.export.formats`)."""
+    if get_format(fmt).binary:
+        raise ValueError(f"{fmt!r} is not a text format")
+    return render_format(doc, fmt).decode()
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (making its folder) through a temporary sibling renamed into place."""
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` (making its folder) through a temporary sibling renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, text)
+    replace_file(path, data)
 
 
 def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | None]:
@@ -187,12 +183,8 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
     finally:
         lanes.put(predictor)
     if job.output is None:
-        return len(doc.pages), render(doc, args.format)
-    if args.format == "pdf":
-        job.output.parent.mkdir(parents=True, exist_ok=True)
-        doc.save_pdf(job.output, dpi=args.dpi)
-    else:
-        write_atomically(job.output, render(doc, args.format))
+        return len(doc.pages), text_output(doc, args.format)
+    write_atomically(job.output, render_format(doc, args.format, dpi=args.dpi))
     return len(doc.pages), None
 
 

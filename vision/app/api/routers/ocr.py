@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 
-from vision.app.api.batching import QueueFull, QueueTimeout
 from vision.app.api.dependencies import (
     get_budget,
     get_limits,
@@ -17,13 +16,15 @@ from vision.app.api.dependencies import (
     read_options,
     require_api_key,
 )
-from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, open_document, render
+from vision.app.api.documents import ReadOptions, check_size, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.paging import ocr_chunks
+from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.runtime import OcrService
-from vision.app.api.security import check_filename
 from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
+from vision.app.api.security import check_filename
 from vision.app.api.settings import LimitSettings
+from vision.export.formats import FORMATS
 from vision.io import DocumentFile
 from vision.io.budget import BudgetBusy, PixelBudget
 from vision.structures import Document
@@ -101,7 +102,7 @@ def ocr_in_budget(
     responses={
         **ERROR_RESPONSES,
         200: {
-            "content": {t: {} for f, t in MEDIA_TYPES.items() if f in OcrFormat.__members__},
+            "content": {FORMATS[f].media_type: {} for f in OcrFormat.__members__},
             "description": "the document, in the requested format",
         },
     },
@@ -127,4 +128,4 @@ def ocr(
         check_request_pixels(doc, filename, limits.max_request_pixels)
         pdf = fmt.value == "pdf"
         pages = ocr_in_budget(service, budget, doc, filename, limits.request_timeout_s, keep_images=pdf)
-    return render(Document(pages=pages, source=filename), fmt.value, filename)
+    return response(Document(pages=pages, source=filename), fmt.value, filename)
