@@ -61,7 +61,7 @@ class LimitSettings(_Group):
         200_000_000,
         gt=0,
         description="decoded pixels held at once by every request, job and UI session together "
-        "(about 10 bytes each at peak: 2 GB of the memory budget)",
+        "(decoding peaks near 7 bytes per pixel: tests/security/test_reader_bombs.py)",
     )
     max_request_pixels: int = Field(
         400_000_000,
