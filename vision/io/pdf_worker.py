@@ -12,6 +12,7 @@ start; a worker that timed out, died or served ``_MAX_USES`` documents is never 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import resource
 import signal
 import threading
@@ -112,17 +113,24 @@ class _Process:
 
     def __init__(self, key: tuple[int, int]) -> None:
         ctx = _context()
-        self.key, self.uses = key, 0
+        self.key, self.uses, self.owner_pid = key, 0, os.getpid()
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child, *key), name="vision-pdf", daemon=True)
         self.proc.start()
         child.close()
 
     def kill(self) -> None:
+        """Stop the worker and close the pipe (only from the process that started it; idempotent)."""
+        if os.getpid() != self.owner_pid:  # a forked copy of the caller: the worker is not ours
+            return
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(5)
-        self.conn.close()
+        if not self.conn.closed:
+            try:
+                self.conn.close()
+            except OSError:
+                pass
 
 
 def _take(key: tuple[int, int]) -> _Process:
