@@ -1,6 +1,6 @@
 """Code, docstrings and docs state the present: no run-by-run history (that goes to CHANGELOG.md).
 
-The check is the one in issue 29: no "session N" in the package, the docs or the benchmarks, and every
+The check is the one in issue 29: no "session N" in the package, the docs, the README or the benchmarks, and every
 training config under ``configs/`` that a doc names exists.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 HISTORY = re.compile(r"session[ -][0-9]", re.IGNORECASE)
 SOURCES = [*(ROOT / "vision").rglob("*.py"), *(ROOT / "docs").rglob("*.md"),
-           *(ROOT / "benchmarks").glob("*.py")]
+           *(ROOT / "benchmarks").glob("*.py"), ROOT / "README.md"]
 
 
 def test_no_run_history_in_code_and_docs() -> None:
