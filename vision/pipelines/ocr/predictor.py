@@ -1,6 +1,6 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout  =>  Document
+    read -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout -> (structure)
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
@@ -120,6 +120,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
+    if options.structure.kinds or options.structure.tables:
+        from vision.pipelines.ocr.structure import StructureStage
+
+        stages.append(("structure", StructureStage(options.structure)))
     return Pipeline(stages)
 
 
