@@ -1,14 +1,16 @@
-"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|pdf] [--recursive]``: OCR images and PDFs.
+"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|pdf|tsv] [--recursive]``: OCR images and PDFs.
 
 Files named on the command line are read whatever their extension (their bytes decide the format);
 folders contribute files with an image or PDF extension (:data:`DOCUMENT_SUFFIXES`), and their subfolders
 with ``--recursive``. Outputs:
 
 * without ``-o``: text formats go to stdout (txt for any number of inputs, with a ``==> name <==`` header
-  when there are several; json/hocr/alto for one input); pdf needs ``-o``;
+  when there are several; json/hocr/alto/tsv for one input); pdf needs ``-o``, unless the input is ``-``;
+* ``-`` as the input reads stdin, ``-o -`` writes stdout (see :mod:`vision.app.cli._ocr_io`);
 * ``-o FILE`` with one input file: that file;
 * ``-o DIR`` (an existing folder, a name ending in ``/``, or several inputs): ``DIR/<name relative to the
-  folder given>.<format>`` (``scan.pdf`` -> ``scan.pdf.txt``).
+  folder given>.<format>`` (``scan.pdf`` -> ``scan.pdf.txt``; a name that already ends with the format's
+  extension keeps it: ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``).
 
 Every output is written atomically (a temporary sibling, then ``os.replace``). A file that cannot be read
 is reported on stderr and skipped; the exit code is 1 when any input failed, else 0.
@@ -31,10 +33,18 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from vision.app.cli._ocr_io import (
+    STDIO,
+    add_io_arguments,
+    open_pages,
+    output_name,
+    pdf_bytes,
+    pdf_text_mode,
+    read_input,
+)
 from vision.app.cli._common import (
     add_limit_arguments,
     add_ocr_model_arguments,
-    limits_from_args,
     ocr_predictor_from_args,
     scan_inputs,
 )
@@ -44,11 +54,11 @@ from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
 
-FORMATS = ("txt", "json", "hocr", "alto", "pdf")
+FORMATS = ("txt", "json", "hocr", "alto", "pdf", "tsv")
 DOCUMENT_SUFFIXES = frozenset(
     {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"}
 )
-_EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf"}
+_EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf", "tsv": "tsv"}
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "skipped; exit code 1 when any input failed.",
     )
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders"
+        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders (-: stdin)"
     )
     parser.add_argument(
         "-o",
@@ -76,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         default=None,
         metavar="OUT",
-        help="output file (one input) or folder (several inputs, or a path ending in /)",
+        help="output file (one input; -: stdout) or folder (several inputs, or a path ending in /)",
     )
     parser.add_argument("-f", "--format", choices=FORMATS, default="txt", help="output format (default txt)")
     parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
@@ -110,6 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="files read at once, each by its own predictor with 1/N of the threads (default 1)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_io_arguments(parser)
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -118,20 +129,28 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
     return ocr_predictor_from_args(
         args,
-        assume_straight_pages=not args.rotated,
-        detect_orientation=args.detect_orientation,
-        pdf_text=args.pdf_text,
+        assume_straight_pages=not (args.rotated or args.deskew),
+        detect_orientation=args.detect_orientation or args.rotate_pages,
+        pdf_text=pdf_text_mode(args),
     )
 
 
 def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path, Path]], list[str]]:
     """``(file, name relative to the folder given)`` pairs, and messages for inputs that do not exist."""
+    if inputs == [STDIO]:
+        return [(STDIO, Path("stdin"))], []
     return scan_inputs(inputs, DOCUMENT_SUFFIXES, recursive)
 
 
 def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> list[Job]:
     """Where each input's output goes (see the module docstring); raises ``ValueError`` on a bad request."""
     out, fmt = args.output, args.format
+    if STDIO in args.inputs and len(args.inputs) > 1:
+        raise ValueError("- (stdin) must be the only input")
+    if out == STDIO or (out is None and args.inputs == [STDIO]):
+        if len(found) != 1:
+            raise ValueError("-o - (stdout) takes one input")
+        return [Job(found[0][0], None)]
     if out is None:
         if fmt == "pdf":
             raise ValueError("--format pdf needs -o OUT")
@@ -142,7 +161,9 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
     as_dir = out.is_dir() or str(args.output).endswith(os.sep) or not single_file
     if not as_dir:
         return [Job(found[0][0], out)] if found else []
-    jobs = [Job(src, out / f"{rel}.{_EXTENSIONS[fmt]}") for src, rel in found]
+    jobs = [Job(src, out / output_name(rel, _EXTENSIONS[fmt])) for src, rel in found]
+    if any(j.output is not None and j.output.resolve() == j.source.resolve() for j in jobs):
+        raise ValueError("an output would overwrite its input; give another -o folder")
     targets = [j.output for j in jobs]
     if len(set(targets)) != len(targets):
         raise ValueError("two inputs would write the same output file; give them separate -o folders")
@@ -159,6 +180,10 @@ def render(doc: Document, fmt: str) -> str:
         return doc.export_hocr()
     if fmt == "alto":
         return doc.export_alto()
+    if fmt == "tsv":
+        from vision.export.tsv import to_tsv
+
+        return to_tsv(doc)
     raise ValueError(f"{fmt!r} is not a text format")
 
 
@@ -168,22 +193,24 @@ def write_atomically(path: Path, text: str) -> None:
     replace_file(path, text)
 
 
-def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | None]:
+def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
     """OCR one input with an idle predictor of ``lanes`` and write its output file; returns its page count
     and, for stdout, its text (written by the caller, in input order)."""
-    from vision.io import DocumentFile
-
+    data = read_input(job.source, args)
     predictor = lanes.get()
     try:
-        with DocumentFile.from_path(job.source, dpi=args.dpi, limits=limits_from_args(args)) as pages:
+        with open_pages(data, str(job.source), args) as pages:
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
-    if job.output is None:
-        return len(doc.pages), render(doc, args.format)
     if args.format == "pdf":
+        pdf = pdf_bytes(data, doc, args, str(job.source))
+        if job.output is None:
+            return len(doc.pages), pdf
         job.output.parent.mkdir(parents=True, exist_ok=True)
-        doc.save_pdf(job.output, dpi=args.dpi)
+        replace_file(job.output, pdf)
+    elif job.output is None:
+        return len(doc.pages), render(doc, args.format)
     else:
         write_atomically(job.output, render(doc, args.format))
     return len(doc.pages), None
@@ -239,7 +266,10 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
             try:
                 count, text = future.result()
                 pages += count
-                if text is not None:
+                if isinstance(text, bytes):
+                    sys.stdout.buffer.write(text)
+                    sys.stdout.buffer.flush()
+                elif text is not None:
                     sys.stdout.write((f"==> {job.source} <==\n" if len(jobs) > 1 else "") + text)
                     sys.stdout.flush()
             except (VisionError, OSError) as exc:
