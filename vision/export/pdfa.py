@@ -70,8 +70,11 @@ def pdfa_problems(pdf: pikepdf.Pdf) -> list[str]:
         for font in _fonts(page.obj.get("/Resources"), seen):
             if not _embedded(font):
                 problems.append(f"page {number}: font {font.get('/BaseFont', '?')} is not embedded")
-    names = pdf.Root.get("/Names") or {}
-    if "/JavaScript" in names or "/OpenAction" in pdf.Root and "/JS" in pdf.Root.OpenAction:
+    names = pdf.Root.get("/Names")
+    action = pdf.Root.get("/OpenAction")
+    if isinstance(names, pikepdf.Dictionary) and "/JavaScript" in names or (
+        isinstance(action, pikepdf.Dictionary) and "/JS" in action
+    ):
         problems.append("the document holds JavaScript")
     return problems
 

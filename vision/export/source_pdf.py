@@ -50,13 +50,15 @@ def image_to_pdf(data: bytes, name: str, *, default_dpi: float) -> bytes:
         dpi = _declared_dpi(data)
     except Exception as exc:
         raise CorruptFile(name, f"damaged image ({exc})") from None
-    layout = None if dpi else img2pdf.get_fixed_dpi_layout_fun((default_dpi, default_dpi))
+    options = {"rotation": img2pdf.Rotation.ifvalid}
+    if not dpi:
+        options["layout_fun"] = img2pdf.get_fixed_dpi_layout_fun((default_dpi, default_dpi))
     try:
-        return img2pdf.convert(data, layout_fun=layout, rotation=img2pdf.Rotation.ifvalid)
+        return img2pdf.convert(data, **options)
     except (img2pdf.AlphaChannelError, img2pdf.ImageOpenError, ValueError):
         pass  # an alpha channel or a mode img2pdf does not embed: flatten it
     try:
-        return img2pdf.convert(_flatten(data), layout_fun=layout, rotation=img2pdf.Rotation.ifvalid)
+        return img2pdf.convert(_flatten(data), **options)
     except Exception as exc:
         raise CorruptFile(name, f"image cannot be embedded in a PDF ({exc})") from None
 
