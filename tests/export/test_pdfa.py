@@ -16,7 +16,7 @@ from vision.export.searchable import SearchableOptions, searchable_pdf
 
 def _check_pdfa_2b(data: bytes) -> None:
     with pikepdf.open(io.BytesIO(data)) as pdf:
-        assert pdf.check() == []  # qpdf's structural check
+        assert pdf.check_pdf_syntax() == []  # qpdf's structural check
         assert not pdf.is_encrypted and "/ID" in pdf.trailer
         assert pdf.pdf_version <= "1.7"
         meta = pdf.open_metadata()
