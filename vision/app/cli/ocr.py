@@ -83,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        type=Path,
+        type=str,  # a str keeps a trailing "/" (a folder), which Path would drop
         default=None,
         metavar="OUT",
         help="output file (one input; -: stdout) or folder (several inputs, or a path ending in /)",
@@ -144,7 +144,7 @@ def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path
 
 def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> list[Job]:
     """Where each input's output goes (see the module docstring); raises ``ValueError`` on a bad request."""
-    out, fmt = args.output, args.format
+    out, fmt = (None if args.output is None else Path(args.output)), args.format
     if STDIO in args.inputs and len(args.inputs) > 1:
         raise ValueError("- (stdin) must be the only input")
     if out == STDIO or (out is None and args.inputs == [STDIO]):
