@@ -10,6 +10,7 @@ from vision.app.api.batching import QueueFull, QueueTimeout
 from vision.app.api.dependencies import get_limits, get_ocr, ocr_format, read_options, require_api_key
 from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, iter_pages, open_document, render
 from vision.app.api.errors import ApiError
+from vision.app.api.pdf_output import ocr_with_pdf_text, pdf_response, pdf_text_option
 from vision.app.api.runtime import OcrService
 from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
 from vision.app.api.settings import LimitSettings
@@ -64,6 +65,7 @@ def ocr(
     read: Annotated[ReadOptions, Depends(read_options)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
+    pdf_text: Annotated[str, Depends(pdf_text_option)] = "auto",
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
@@ -76,5 +78,10 @@ def ocr(
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
         pages = list(iter_pages(doc, filename))
-    result = Document(pages=run_ocr(service, pages, limits.request_timeout_s), source=filename)
+    run = lambda todo: run_ocr(service, todo, limits.request_timeout_s)  # noqa: E731
+    result = Document(pages=ocr_with_pdf_text(pages, pdf_text, run), source=filename)
+    if fmt.value == "pdf":  # the text layer goes onto the uploaded original
+        file.file.seek(0)
+        data = file.file.read()
+        return pdf_response(data, result, filename, mode=pdf_text, password=read.password, dpi=read.dpi)
     return render(result, fmt.value, filename)
