@@ -22,6 +22,7 @@ from vision.pipelines.base import Pipeline, as_pages, chunked
 from vision.pipelines.layout import LayoutOptions
 from vision.pipelines.orientation import DeskewStage, OrientationStage
 from vision.pipelines.polarity import PolarityStage
+from vision.pipelines.rectify import RectifyStage
 from vision.pipelines.stages import (
     CropStage,
     DetectStage,
@@ -64,6 +65,8 @@ class OCROptions:
         straighten_pages: report geometry on the upright page (and keep that image) instead of mapping it
             back onto the page as given.
         pdf_text: ``"auto"``, ``"ocr"`` or ``"layer"`` (see :mod:`vision.pipelines.text_layer`).
+        rectify: rectify photographed pages first (:class:`~vision.pipelines.rectify.RectifyStage`, OpenCV
+            page finder); geometry, dimensions and ``Page.image`` are then those of the rectified page.
         layout: thresholds of the line/block/reading-order rules and non-text regions.
         crops_on_device: cut and recognise crops on the recognizer's device
             (:mod:`vision.pipelines.device`); ``None``: when it runs on a GPU.
@@ -84,6 +87,7 @@ class OCROptions:
     detect_orientation: bool = False
     straighten_pages: bool = False
     pdf_text: PdfTextMode = "auto"
+    rectify: bool = False
     layout: LayoutOptions = field(default_factory=LayoutOptions)
     crops_on_device: bool | None = None
     onnx: bool | None = None
@@ -151,6 +155,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     detect = DetectStage(det_predictor, device=shared)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
+        *([("rectify", RectifyStage())] if options.rectify else []),
         ("text_layer", TextLayerStage(options.pdf_text)),
         ("polarity", PolarityStage()),
     ]
@@ -185,6 +190,7 @@ def ocr_predictor(
     detect_orientation: bool = False,
     straighten_pages: bool = False,
     pdf_text: PdfTextMode = "auto",
+    rectify: bool = False,
     det_batch_size: int = 4,
     reco_batch_size: int = 256,
     pages_per_batch: int = 16,
@@ -215,6 +221,7 @@ def ocr_predictor(
         detect_orientation=detect_orientation,
         straighten_pages=straighten_pages,
         pdf_text=pdf_text,
+        rectify=rectify,
         layout=layout or LayoutOptions(),
         crops_on_device=crops_on_device,
         onnx=onnx,

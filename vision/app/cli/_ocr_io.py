@@ -11,7 +11,7 @@
   text layer are left as they are (``--pdf-text auto``, also ``--skip-text``), ``--redo-ocr`` first removes
   an earlier OCR layer (invisible text) and OCRs those pages again, ``--force-ocr`` rasterises every page
   and OCRs it. ``--rotate-pages`` and ``--deskew`` turn the output pages; ``--output-type pdfa`` writes
-  PDF/A-2b.
+  PDF/A-2b. With ``--rectify`` the PDF is made of the rectified page images (the geometry is theirs).
 """
 
 from __future__ import annotations
@@ -138,10 +138,11 @@ def output_name(relative: Path, extension: str) -> Path:
 
 
 def pdf_bytes(data: bytes, doc: Document, args: argparse.Namespace, name: str) -> bytes:
-    """The searchable PDF of ``data`` for the options: on the original, or rasterised with ``--force-ocr``."""
+    """The searchable PDF of ``data`` for the options: on the original, or rasterised with ``--force-ocr``
+    and ``--rectify`` (whose pages are the rectified images)."""
     from vision.export.searchable import SearchableOptions, searchable_pdf
 
-    if args.force_ocr:
+    if args.force_ocr or args.rectify:  # rectified pages are new images: draw them
         return _rasterised(doc, args)
     options = SearchableOptions(
         skip_text=args.pdf_text != "ocr",

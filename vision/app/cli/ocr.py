@@ -106,6 +106,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--detect-orientation", action="store_true", help="turn pages rotated by 90/180/270 upright"
     )
     parser.add_argument(
+        "--rectify",
+        action="store_true",
+        help="photos of documents: find the page and flatten it first (outputs describe the rectified page)",
+    )
+    parser.add_argument(
         "--rotated",
         action="store_true",
         help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
@@ -132,6 +137,7 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
         assume_straight_pages=not (args.rotated or args.deskew),
         detect_orientation=args.detect_orientation or args.rotate_pages,
         pdf_text=pdf_text_mode(args),
+        rectify=args.rectify,
     )
 
 
