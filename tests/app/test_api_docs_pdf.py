@@ -19,7 +19,10 @@ def _post(client: TestClient, data: bytes, filename: str, **params: Any):
 
 
 def _words(body: dict) -> list[list[tuple[str, float]]]:
-    return [[(w["value"], w["confidence"]) for b in p["blocks"] for ln in b["lines"] for w in ln["words"]] for p in body["pages"]]
+    return [
+        [(w["value"], w["confidence"]) for b in p["blocks"] for ln in b["lines"] for w in ln["words"]]
+        for p in body["pages"]
+    ]
 
 
 def test_docs_and_redoc_load_their_assets_from_this_server(client: TestClient) -> None:
@@ -39,7 +42,10 @@ def test_docs_and_redoc_load_their_assets_from_this_server(client: TestClient) -
 def test_the_published_schema_validates_real_results(client: TestClient) -> None:
     schema = client.get("/v1/schema/document.json").json()
     jsonschema.Draft202012Validator.check_schema(schema)
-    for data, name in ((_media.png(["Invoice 2024"]), "a.png"), (_media.digital_pdf([["Hello world"]]), "b.pdf")):
+    for data, name in (
+        (_media.png(["Invoice 2024"]), "a.png"),
+        (_media.digital_pdf([["Hello world"]]), "b.pdf"),
+    ):
         jsonschema.validate(_post(client, data, name).json(), schema)
     assert not jsonschema.Draft202012Validator(schema).is_valid({"pages": "nope"})
 

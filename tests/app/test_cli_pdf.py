@@ -30,7 +30,9 @@ def predictor():
 
 
 def _run(argv: list[str], predictor) -> int:
-    return ocr_cli.run(build_parser().parse_args(["ocr", "--dpi", "120", "--no-progress", *argv]), predictor=predictor)
+    return ocr_cli.run(
+        build_parser().parse_args(["ocr", "--dpi", "120", "--no-progress", *argv]), predictor=predictor
+    )
 
 
 def _scan(pages: int = 1) -> bytes:
@@ -99,7 +101,9 @@ def test_password_opens_encrypted_pdfs(tmp_path, predictor, capsys):
     assert _run([str(tmp_path / "locked.pdf"), "--password", "pw"], predictor) == 0
     assert capsys.readouterr().out.split() == WORDS
     out = tmp_path / "open.pdf"
-    assert _run([str(tmp_path / "locked.pdf"), "--password", "pw", "-f", "pdf", "-o", str(out)], predictor) == 0
+    assert (
+        _run([str(tmp_path / "locked.pdf"), "--password", "pw", "-f", "pdf", "-o", str(out)], predictor) == 0
+    )
     with pikepdf.open(out) as pdf:
         assert not pdf.is_encrypted
 
@@ -152,7 +156,13 @@ def test_force_ocr_rasterises_born_digital_pages_and_pdfa_follows(tmp_path, pred
     pdf.text(24, 40, "Born digital words")
     pdf.output(str(tmp_path / "doc.pdf"))
     out = tmp_path / "out.pdf"
-    assert _run([str(tmp_path / "doc.pdf"), "--force-ocr", "--output-type", "pdfa", "-f", "pdf", "-o", str(out)], predictor) == 0
+    assert (
+        _run(
+            [str(tmp_path / "doc.pdf"), "--force-ocr", "--output-type", "pdfa", "-f", "pdf", "-o", str(out)],
+            predictor,
+        )
+        == 0
+    )
     with pikepdf.open(out) as result:
         assert len(result.pages[0].get_images()) == 1  # the page is now an image
         assert result.open_metadata()["pdfaid:part"] == "2"

@@ -127,9 +127,7 @@ def image_streams(data: bytes) -> list[bytes]:
     """Raw (still encoded) bytes of every image XObject, page by page."""
     with pikepdf.open(io.BytesIO(data)) as pdf:
         return [
-            bytes(xobject.read_raw_bytes())
-            for page in pdf.pages
-            for xobject in page.get_images().values()
+            bytes(xobject.read_raw_bytes()) for page in pdf.pages for xobject in page.get_images().values()
         ]
 
 

@@ -45,7 +45,9 @@ def test_born_digital_pages_are_left_as_they_are(index):
     out = searchable_pdf(data, doc, SearchableOptions())
     assert content_bytes(out) == content_bytes(data)
     with pikepdf.open(io.BytesIO(out)) as pdf:
-        assert "/VisionGlyphless" not in {str(f.get("/BaseFont")) for f in pdf.pages[0].Resources.Font.values()}
+        assert "/VisionGlyphless" not in {
+            str(f.get("/BaseFont")) for f in pdf.pages[0].Resources.Font.values()
+        }
 
 
 def test_mixed_document_gets_a_layer_on_its_scanned_page_only():
@@ -110,7 +112,7 @@ def test_deskew_levels_content_and_text_together():
     doc = Document(pages=[Page(0, dims, blocks=[Block([Line([word])])])])
     for deskew, expect_level in ((False, False), (True, True)):
         out = searchable_pdf(data, doc, SearchableOptions(deskew=deskew))
-        ((x0, y0, x1, y1),) = extracted_boxes(out, 0, [("Invoice", word.geometry)])
+        ((_, y0, _, y1),) = extracted_boxes(out, 0, [("Invoice", word.geometry)])
         height_pt = (y1 - y0) * 400 * 72 / 120
         assert (height_pt < 20) == expect_level, height_pt  # 30 px = 18 pt level; skewed it spans 34 pt
         assert image_streams(out) == image_streams(data)

@@ -5,7 +5,6 @@ import io
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,6 +12,7 @@ import img2pdf
 import pikepdf
 import pluggy
 import pypdfium2 as pdfium
+import tomllib
 from ocrmypdf import pluginspec
 from PIL import Image
 
@@ -26,8 +26,12 @@ ROOT = Path(__file__).parents[2]
 
 
 def test_pages_become_element_trees_in_image_pixels():
-    tilted = Word("tilted", 0.5, (0.5, 0.4, 0.7, 0.6), polygon=((0.5, 0.5), (0.7, 0.4), (0.7, 0.5), (0.5, 0.6)))
-    page = Page(0, (200, 400), blocks=[Block([Line([Word("flat", 0.9, (0.1, 0.1, 0.3, 0.2)), tilted])]), Block([])])
+    tilted = Word(
+        "tilted", 0.5, (0.5, 0.4, 0.7, 0.6), polygon=((0.5, 0.5), (0.7, 0.4), (0.7, 0.5), (0.5, 0.6))
+    )
+    page = Page(
+        0, (200, 400), blocks=[Block([Line([Word("flat", 0.9, (0.1, 0.1, 0.3, 0.2)), tilted])]), Block([])]
+    )
     root = plugin.page_to_element(page, 150.0, 3)
     assert (root.ocr_class, root.page_number, root.dpi) == ("ocr_page", 3, 150.0)
     (paragraph,) = root.children  # the empty block is left out
@@ -45,7 +49,9 @@ def test_the_entry_point_selects_vision_only_by_name_and_the_module_also_for_aut
     pm.add_hookspecs(pluginspec)
     pm.register(plugin.EntryPoint, name="vision")  # what the installed entry point registers
     assert pm.hook.get_ocr_engine(options=SimpleNamespace(ocr_engine="auto")) is None
-    assert isinstance(pm.hook.get_ocr_engine(options=SimpleNamespace(ocr_engine="vision")), plugin.VisionEngine)
+    assert isinstance(
+        pm.hook.get_ocr_engine(options=SimpleNamespace(ocr_engine="vision")), plugin.VisionEngine
+    )
     pm.register(plugin)  # --plugin vision.integrations.ocrmypdf, next to the entry point
     assert isinstance(pm.hook.get_ocr_engine(options=SimpleNamespace(ocr_engine="auto")), plugin.VisionEngine)
     assert pm.hook.get_ocr_engine(options=SimpleNamespace(ocr_engine="tesseract")) is None

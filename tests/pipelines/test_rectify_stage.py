@@ -24,7 +24,9 @@ def _photo(seed: int = 0) -> np.ndarray:
     page, _ = render_page(size=(400, 660))
     ph, pw = page.shape[:2]
     w, h = 900, 700
-    corners = np.array([[110, 150], [800, 120], [820, 560], [90, 590]], np.float32) + rng.uniform(-15, 15, (4, 2)).astype(np.float32)
+    corners = np.array([[110, 150], [800, 120], [820, 560], [90, 590]], np.float32) + rng.uniform(
+        -15, 15, (4, 2)
+    ).astype(np.float32)
     src = np.array([[0, 0], [pw - 1, 0], [pw - 1, ph - 1], [0, ph - 1]], np.float32)
     matrix = cv2.getPerspectiveTransform(src, corners)
     warped = cv2.warpPerspective(page, matrix, (w, h), flags=cv2.INTER_LINEAR).astype(np.float64)
@@ -66,9 +68,22 @@ def test_cli_rectify_writes_the_rectified_page(tmp_path):
 
     Image.fromarray(_photo()).save(tmp_path / "photo.png")
     predictor = ocr_predictor(det_predictor=InkDetector(), reco_predictor=TemplateReader(), rectify=True)
-    argv = ["ocr", str(tmp_path / "photo.png"), "--rectify", "-f", "pdf", "-o", str(tmp_path / "o.pdf"), "--dpi", "72"]
+    argv = [
+        "ocr",
+        str(tmp_path / "photo.png"),
+        "--rectify",
+        "-f",
+        "pdf",
+        "-o",
+        str(tmp_path / "o.pdf"),
+        "--dpi",
+        "72",
+    ]
     assert ocr_cli.run(build_parser().parse_args(argv), predictor=predictor) == 0
     (page,) = predictor([_photo()]).pages
     with pikepdf.open(tmp_path / "o.pdf") as pdf:
         box = [float(v) for v in pdf.pages[0].mediabox]
-        assert (round(box[2]), round(box[3])) == (page.dimensions[1], page.dimensions[0])  # 72 dpi: 1 px = 1 pt
+        assert (round(box[2]), round(box[3])) == (
+            page.dimensions[1],
+            page.dimensions[0],
+        )  # 72 dpi: 1 px = 1 pt

@@ -143,7 +143,9 @@ def graft_words(
     """
     if "/Resources" not in page.obj:  # copy inherited resources down before adding the font
         inherited = _inherited(page, "/Resources")
-        page.obj.Resources = pikepdf.Dictionary({k: v for k, v in inherited.items()}) if inherited else pikepdf.Dictionary()
+        page.obj.Resources = (
+            pikepdf.Dictionary({k: v for k, v in inherited.items()}) if inherited else pikepdf.Dictionary()
+        )
     name = str(page.add_resource(font, pikepdf.Name.Font, prefix="VisionOCR"))[1:]
     matrix, width, height = display_frame(page, rotation)
     body = "".join(_word_ops(word, width, height, name) for word in words)

@@ -72,8 +72,10 @@ def pdfa_problems(pdf: pikepdf.Pdf) -> list[str]:
                 problems.append(f"page {number}: font {font.get('/BaseFont', '?')} is not embedded")
     names = pdf.Root.get("/Names")
     action = pdf.Root.get("/OpenAction")
-    if isinstance(names, pikepdf.Dictionary) and "/JavaScript" in names or (
-        isinstance(action, pikepdf.Dictionary) and "/JS" in action
+    if (
+        isinstance(names, pikepdf.Dictionary)
+        and "/JavaScript" in names
+        or (isinstance(action, pikepdf.Dictionary) and "/JS" in action)
     ):
         problems.append("the document holds JavaScript")
     return problems

@@ -132,7 +132,12 @@ def searchable_pdf(data: bytes, doc: Document, options: SearchableOptions, *, na
 
 
 def write_searchable_pdf(
-    data: bytes, doc: Document, path: str | os.PathLike[str], options: SearchableOptions, *, name: str = "<input>"
+    data: bytes,
+    doc: Document,
+    path: str | os.PathLike[str],
+    options: SearchableOptions,
+    *,
+    name: str = "<input>",
 ) -> None:
     """Write :func:`searchable_pdf` atomically to ``path``."""
     write_atomically(path, searchable_pdf(data, doc, options, name=name))

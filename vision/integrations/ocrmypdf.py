@@ -160,7 +160,9 @@ class VisionEngine(OcrEngine):
 
     @staticmethod
     def generate_pdf(input_file: Path, output_pdf: Path, output_text: Path, options: Any) -> None:
-        raise NotImplementedError("the vision engine returns an OcrElement tree: use --pdf-renderer auto or fpdf2")
+        raise NotImplementedError(
+            "the vision engine returns an OcrElement tree: use --pdf-renderer auto or fpdf2"
+        )
 
 
 def _add_engine_choice(parser: Any) -> None:

@@ -30,7 +30,9 @@ def pdf_text_option(
     return query or form or "auto"
 
 
-def ocr_with_pdf_text(pages: list[PageImage], mode: str, run: Callable[[list[PageImage]], list[Any]]) -> list[Any]:
+def ocr_with_pdf_text(
+    pages: list[PageImage], mode: str, run: Callable[[list[PageImage]], list[Any]]
+) -> list[Any]:
     """OCR ``pages`` with ``run`` (the service's batcher, ``auto`` behaviour) as ``mode`` asks, in page order."""
     if mode == "ocr":
         for page in pages:
@@ -42,8 +44,12 @@ def ocr_with_pdf_text(pages: list[PageImage], mode: str, run: Callable[[list[Pag
     return [next(layered) if p.text_layer else Page(p.index, p.size, source=p.source) for p in pages]
 
 
-def pdf_response(data: bytes, doc: Document, filename: str, *, mode: str, password: str | None, dpi: float) -> Response:
+def pdf_response(
+    data: bytes, doc: Document, filename: str, *, mode: str, password: str | None, dpi: float
+) -> Response:
     """The searchable PDF of the uploaded ``data`` (its pages and images kept) as a download."""
     options = SearchableOptions(skip_text=mode != "ocr", password=password, image_dpi=dpi)
     headers = {"Content-Disposition": f'inline; filename="{download_name(filename, "pdf")}"'}
-    return Response(searchable_pdf(data, doc, options, name=filename), media_type=MEDIA_TYPES["pdf"], headers=headers)
+    return Response(
+        searchable_pdf(data, doc, options, name=filename), media_type=MEDIA_TYPES["pdf"], headers=headers
+    )

@@ -65,15 +65,25 @@ def parse_pages(text: str) -> list[int]:
 def add_io_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the PDF input and output options (see the module docstring)."""
     group = parser.add_argument_group("PDF input and output")
-    group.add_argument("--pages", type=parse_pages, default=None, metavar="LIST", help="PDF pages to OCR, e.g. 1-3,7")
+    group.add_argument(
+        "--pages", type=parse_pages, default=None, metavar="LIST", help="PDF pages to OCR, e.g. 1-3,7"
+    )
     group.add_argument("--password", default=None, help="password of an encrypted PDF")
     mode = group.add_mutually_exclusive_group()
-    mode.add_argument("--skip-text", action="store_true", help="leave pages with a text layer as they are (default)")
+    mode.add_argument(
+        "--skip-text", action="store_true", help="leave pages with a text layer as they are (default)"
+    )
     mode.add_argument("--redo-ocr", action="store_true", help="replace an earlier OCR layer (invisible text)")
     mode.add_argument("--force-ocr", action="store_true", help="rasterise every page and OCR it")
-    group.add_argument("--output-type", choices=("pdf", "pdfa"), default="pdf", help="pdf, or pdfa (PDF/A-2b)")
-    group.add_argument("--rotate-pages", action="store_true", help="turn pages upright (implies --detect-orientation)")
-    group.add_argument("--deskew", action="store_true", help="level skewed pages in the PDF (implies --rotated)")
+    group.add_argument(
+        "--output-type", choices=("pdf", "pdfa"), default="pdf", help="pdf, or pdfa (PDF/A-2b)"
+    )
+    group.add_argument(
+        "--rotate-pages", action="store_true", help="turn pages upright (implies --detect-orientation)"
+    )
+    group.add_argument(
+        "--deskew", action="store_true", help="level skewed pages in the PDF (implies --rotated)"
+    )
 
 
 def pdf_text_mode(args: argparse.Namespace) -> str:

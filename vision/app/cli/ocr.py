@@ -33,6 +33,12 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from vision.app.cli._common import (
+    add_limit_arguments,
+    add_ocr_model_arguments,
+    ocr_predictor_from_args,
+    scan_inputs,
+)
 from vision.app.cli._ocr_io import (
     STDIO,
     add_io_arguments,
@@ -41,12 +47,6 @@ from vision.app.cli._ocr_io import (
     pdf_bytes,
     pdf_text_mode,
     read_input,
-)
-from vision.app.cli._common import (
-    add_limit_arguments,
-    add_ocr_model_arguments,
-    ocr_predictor_from_args,
-    scan_inputs,
 )
 from vision.errors import VisionError
 from vision.export._atomic import write_atomically as replace_file

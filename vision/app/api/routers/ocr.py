@@ -78,8 +78,10 @@ def ocr(
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
         pages = list(iter_pages(doc, filename))
-    run = lambda todo: run_ocr(service, todo, limits.request_timeout_s)  # noqa: E731
-    result = Document(pages=ocr_with_pdf_text(pages, pdf_text, run), source=filename)
+    result = Document(
+        pages=ocr_with_pdf_text(pages, pdf_text, lambda todo: run_ocr(service, todo, limits.request_timeout_s)),
+        source=filename,
+    )
     if fmt.value == "pdf":  # the text layer goes onto the uploaded original
         file.file.seek(0)
         data = file.file.read()
