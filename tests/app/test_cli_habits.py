@@ -47,3 +47,13 @@ def test_video_with_the_ray_engine_names_the_distributed_extra(tmp_path, monkeyp
 
 def test_other_missing_modules_are_bugs_not_extras():
     assert missing_extra_message(ModuleNotFoundError("x", name="vision.nothing"), "ocr") is None
+
+
+def test_serve_help_shows_the_limits_the_service_enforces(capsys):
+    from vision.app.api.settings import LimitSettings
+
+    enforced = LimitSettings()
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default {enforced.max_bytes})" in text and f"(default {enforced.max_pages})" in text

@@ -37,10 +37,11 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--max-bytes``, ``--max-pixels``, ``--max-pages`` and ``--max-frames`` (defaults from Limits)."""
+def add_limit_arguments(parser: argparse.ArgumentParser, defaults: Any = DEFAULT_LIMITS) -> None:
+    """Add ``--max-bytes``, ``--max-pixels``, ``--max-pages`` and ``--max-frames``; their help shows the
+    defaults in force (``defaults``: :class:`Limits`, or the service's limit settings)."""
     group = parser.add_argument_group("input limits")
-    d = DEFAULT_LIMITS
+    d = defaults
     group.add_argument(
         "--max-bytes",
         type=_positive_int,
@@ -82,7 +83,13 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
         metavar="FILE",
         help="TOML or JSON settings file (same keys as the VISION_* variables)",
     )
-    add_limit_arguments(parser)
+    try:  # the service enforces its own limits (vision.app.api.settings), not the readers' defaults
+        from vision.app.api.settings import LimitSettings
+
+        service: Any = LimitSettings()
+    except ModuleNotFoundError:  # no [serve] extra: the command itself says what to install
+        service = DEFAULT_LIMITS
+    add_limit_arguments(parser, service)
 
 
 def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) -> Limits:
