@@ -20,8 +20,16 @@ from pathlib import Path
 HERE = Path(__file__).parent
 COMMANDS = {
     "python -c pass (baseline)": [sys.executable, "-c", "pass"],
-    "vision --version": [sys.executable, "-c", "import sys; from vision.app.cli import main; sys.exit(main(['--version']))"],
-    "vision --help": [sys.executable, "-c", "import sys; from vision.app.cli import main; sys.exit(main(['--help']))"],
+    "vision --version": [
+        sys.executable,
+        "-c",
+        "import sys; from vision.app.cli import main; sys.exit(main(['--version']))",
+    ],
+    "vision --help": [
+        sys.executable,
+        "-c",
+        "import sys; from vision.app.cli import main; sys.exit(main(['--help']))",
+    ],
 }
 
 
@@ -43,8 +51,12 @@ def main() -> int:
     print(f"{'command':32} {'median s':>9} {'x baseline':>11}")
     for name, seconds in rows.items():
         print(f"{name:32} {seconds:9.3f} {seconds / base:11.1f}")
-    out = {"machine": platform.node(), "cpus": platform.processor() or platform.machine(), "runs": args.runs,
-           "median_s": rows}
+    out = {
+        "machine": platform.node(),
+        "cpus": platform.processor() or platform.machine(),
+        "runs": args.runs,
+        "median_s": rows,
+    }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "cli_startup.json").write_text(json.dumps(out, indent=1) + "\n")
     return 0 if rows["vision --version"] < 0.5 else 1

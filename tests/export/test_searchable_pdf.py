@@ -165,3 +165,20 @@ def test_encrypted_inputs_need_their_password_and_come_out_unencrypted():
     out = searchable_pdf(buf.getvalue(), truth_document(truth), SearchableOptions(password="secret"))
     with pikepdf.open(io.BytesIO(out)) as pdf:
         assert not pdf.is_encrypted
+
+
+def test_words_of_a_line_stay_separate_words_even_when_their_boxes_touch():
+    data, _ = scan_pdf(0)
+    words = [
+        Word(t, 0.9, (0.1 + 0.1 * k, 0.3, 0.2 + 0.1 * k - 0.001, 0.34))
+        for k, t in enumerate(["118", "Harbor", "St"])
+    ]
+    doc = Document(pages=[Page(0, (400, 700), blocks=[Block([Line(words)])])])
+    out = searchable_pdf(data, doc, SearchableOptions())
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(out)
+    assert document[0].get_textpage().get_text_range().split() == ["118", "Harbor", "St"]
+    document.close()
+    boxes = extracted_boxes(out, 0, [(w.value, w.geometry) for w in words])  # the spaces add no extent
+    np.testing.assert_allclose(boxes, [w.geometry for w in words], atol=BOX_TOLERANCE)

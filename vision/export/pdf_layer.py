@@ -13,7 +13,7 @@ Geometry: word boxes are relative to the page as displayed (crop box, turned by 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import pikepdf
 
@@ -92,11 +92,10 @@ def _cm(matrix: Matrix) -> str:
     return " ".join(_num(v) for v in matrix) + " cm\n"
 
 
-def _word_ops(word: Word, width: float, height: float, font: str) -> str:
-    """Operators drawing ``word`` invisibly over its box; ``""`` for an empty word or box."""
-    text = " ".join(word.value.split())
-    if not text:
-        return ""
+def _frame(
+    word: Word, width: float, height: float
+) -> tuple[tuple[float, float], tuple[float, float], float, float] | None:
+    """``(top-left, baseline direction, width, height)`` of ``word`` in display points, ``None`` if empty."""
 
     def point(x: float, y: float) -> tuple[float, float]:  # relative (y down) -> display points (y up)
         return x * width, (1.0 - y) * height
@@ -110,33 +109,51 @@ def _word_ops(word: Word, width: float, height: float, font: str) -> str:
     box_w = math.hypot(top_right[0] - top_left[0], top_right[1] - top_left[1])
     box_h = math.hypot(bottom_left[0] - top_left[0], bottom_left[1] - top_left[1])
     if box_w <= 0 or box_h <= 0:
-        return ""
-    dx, dy = (top_right[0] - top_left[0]) / box_w, (top_right[1] - top_left[1]) / box_w  # baseline direction
-    ux, uy = -dy, dx  # "up" of the text, perpendicular to the baseline
-    ox, oy = bottom_left[0] - DESCENT * box_h * ux, bottom_left[1] - DESCENT * box_h * uy  # baseline origin
-    scale = 100.0 * box_w / (len(text) * ADVANCE * box_h)
-    code = encode_text(text).decode("ascii")
-    return (
-        f"/{font} {_num(box_h)} Tf {_num(scale)} Tz "
-        f"{_num(dx)} {_num(dy)} {_num(-dy)} {_num(dx)} {_num(ox)} {_num(oy)} Tm {code} Tj\n"
-    )
+        return None
+    direction = (top_right[0] - top_left[0]) / box_w, (top_right[1] - top_left[1]) / box_w
+    return top_left, direction, box_w, box_h
+
+
+def _line_ops(words: Sequence[Word], width: float, height: float, font: str) -> str:
+    """Operators drawing a line's words invisibly over their boxes, each followed by a space glyph that
+    spans the gap to the next word (so extractors see the word break, as in OCRmyPDF's layers)."""
+    placed = [(t, f) for w in words if (t := " ".join(w.value.split())) and (f := _frame(w, width, height))]
+    ops = []
+    for k, (text, ((tx, ty), (dx, dy), box_w, box_h)) in enumerate(placed):
+        ux, uy = -dy, dx  # "up" of the text, perpendicular to the baseline
+        rise = (1 + DESCENT) * box_h  # from the top edge down to the baseline
+        ox, oy = tx - rise * ux, ty - rise * uy
+        scale = 100.0 * box_w / (len(text) * ADVANCE * box_h)
+        code = encode_text(text).decode("ascii")
+        ops.append(
+            f"/{font} {_num(box_h)} Tf {_num(scale)} Tz "
+            f"{_num(dx)} {_num(dy)} {_num(-dy)} {_num(dx)} {_num(ox)} {_num(oy)} Tm {code} Tj\n"
+        )
+        if k + 1 < len(placed):
+            (nx, ny), _, _, _ = placed[k + 1][1]
+            gap = (nx - tx - box_w * dx) * dx + (ny - ty - box_w * dy) * dy  # along the baseline
+            space = max(gap, 0.05 * box_h)  # never zero: a space of no width can be dropped by extractors
+            ops.append(
+                f"{_num(100.0 * space / (ADVANCE * box_h))} Tz {encode_text(' ').decode('ascii')} Tj\n"
+            )
+    return "".join(ops)
 
 
 def graft_words(
     pdf: pikepdf.Pdf,
     page: pikepdf.Page,
-    words: Iterable[Word],
+    lines: Iterable[Sequence[Word]],
     font: pikepdf.Object,
     *,
     rotation: int | None = None,
     content_matrix: Matrix | None = None,
 ) -> None:
-    """Add an invisible text layer with ``words`` to ``page``; its existing content streams stay as they are.
+    """Add an invisible text layer with ``lines`` of words to ``page``; its content streams stay as they are.
 
     Args:
         pdf: the document ``page`` belongs to.
         page: the page.
-        words: words with geometry relative to the page as displayed with ``rotation``.
+        lines: the words of each line, with geometry relative to the page as displayed with ``rotation``.
         font: the Type 0 font from :func:`vision.export._glyphless.add_glyphless_font`.
         rotation: the ``/Rotate`` the geometry was measured with (default: the page's).
         content_matrix: a ``cm`` applied to the page content and the layer alike (deskew).
@@ -148,7 +165,7 @@ def graft_words(
         )
     name = str(page.add_resource(font, pikepdf.Name.Font, prefix="VisionOCR"))[1:]
     matrix, width, height = display_frame(page, rotation)
-    body = "".join(_word_ops(word, width, height, name) for word in words)
+    body = "".join(_line_ops(line, width, height, name) for line in lines)
     before = "q\n" + (_cm(content_matrix) if content_matrix else "") + "q\n"
     after = "Q\n" + _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "") + "Q\n"
     page.contents_add(pdf.make_stream(before.encode("ascii")), prepend=True)

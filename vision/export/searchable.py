@@ -106,7 +106,8 @@ def _apply(pdf: pikepdf.Pdf, doc: Document, options: SearchableOptions, skip: se
         font = font if font is not None else add_glyphless_font(pdf)
         rotation = page_rotation(target)
         matrix = skew_matrix(target, angle) if abs(angle) >= _MIN_SKEW else None
-        graft_words(pdf, target, page.words, font, content_matrix=matrix)
+        lines = [line.words for block in page.blocks for line in block.lines]
+        graft_words(pdf, target, lines, font, content_matrix=matrix)
         if options.rotate_pages and page.orientation:
             set_page_rotation(target, rotation + page.orientation)
 
