@@ -131,7 +131,7 @@ def vision_reader(
     """``vision`` as a page reader (file in, words out), built and warmed up (not timed): the first call
     pays one-off costs (allocator, onnxruntime's first run; the ONNX export happens at build time, once
     per weights, then comes from the cache)."""
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     predictor = ocr_predictor(args.det_arch, args.reco_arch, device="cpu", onnx=onnx)
 

@@ -35,9 +35,12 @@ sys.path.insert(0, str(REPO))
 
 from vision.evaluation.metrics import Counts, detection_counts  # noqa: E402
 from vision.models import get_model  # noqa: E402
-from vision.models.detection import fast  # noqa: E402
+from vision.fast.compile import compile_model  # noqa: E402
+from vision.fast.onnx import OnnxRunner, export_onnx  # noqa: E402
+from vision.fast.precision import to_bf16  # noqa: E402
+from vision.fast.quantize import quantize_onnx_int8  # noqa: E402
 from vision.models.detection.dbnet import DBProbability  # noqa: E402
-from vision.models.detection.predictor import DetectionPredictor, detection_predictor, fit_page  # noqa: E402
+from vision.predictors.detection.predictor import DetectionPredictor, detection_predictor, fit_page  # noqa: E402
 
 
 def render_pages(n: int, layouts: tuple[str, ...], seed: int = 0) -> list[np.ndarray]:
@@ -93,12 +96,13 @@ def cpu_rows(args: argparse.Namespace, pages: list[np.ndarray]) -> list[dict[str
         }
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        onnx_path = fast.to_onnx(base.model, Path(tmp) / "det.onnx")
-        int8_path = fast.quantize_int8(onnx_path, Path(tmp) / "det_int8.onnx")
+        onnx_path = export_onnx(base.model, Path(tmp) / "det.onnx", torch.zeros(1, 3, 256, 256),
+                                dynamic_axes=ONNX_AXES, output_name="prob")
+        int8_path = quantize_onnx_int8(onnx_path, Path(tmp) / "det_int8.onnx")
         for name, path in (("onnxruntime fp32", onnx_path), ("onnxruntime int8 dynamic", int8_path)):
             cfg = base.model.model.config
             pred = DetectionPredictor(
-                fast.OnnxModel(path, threads=args.threads),
+                OnnxRunner(path, threads=args.threads),
                 mean=cfg.mean,
                 std=cfg.std,
                 device=torch.device("cpu"),
@@ -124,10 +128,10 @@ def cuda_rows(
     fp32 = DBProbability(model).to(dev).eval()
     ref_pred = DetectionPredictor(fp32, mean=cfg.mean, std=cfg.std, device=dev, batch_size=len(pages))
     ref = ref_pred(pages)
-    bf16 = fast.to_bf16(
+    bf16 = to_bf16(
         DBProbability(get_model(args.arch or "db_mobilenet_v3_large", weights=args.weights)).to(dev)
     )
-    compiled = fast.compile_model(bf16)
+    compiled = compile_model(bf16.eval(), dynamic=False)
     n = len(pages)  # one batch of FUNSD-sized pages: a single compiled shape (n, 3, 1024, 768)
     canvases = np.stack([fit_page(p, (1024, 768))[0] for p in pages])
     batch = torch.from_numpy(canvases).to(dev)

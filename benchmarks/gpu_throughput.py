@@ -63,9 +63,9 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
     """The OCR predictor of one rung (models on CUDA)."""
     import torch
 
-    from vision.models.detection.predictor import detection_predictor
-    from vision.models.recognition.predictor import recognition_predictor
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.predictors.detection.predictor import detection_predictor
+    from vision.predictors.recognition.predictor import recognition_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     weights = None if args.random_weights else "default"
     dtype = torch.bfloat16 if "bf16" in rung else torch.float32

@@ -77,9 +77,9 @@ class _Timed:
 def build(path: str, args: argparse.Namespace) -> tuple[Any, list[float], list[_OpCounter | None], Any]:
     """The OCR predictor of one path with timed models; returns it, the model clock, the counter slot and
     the detection predictor."""
-    from vision.models.detection.predictor import detection_predictor
-    from vision.models.recognition.predictor import recognition_predictor
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.predictors.detection.predictor import detection_predictor
+    from vision.predictors.recognition.predictor import recognition_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     weights = None if args.random_weights else "default"
     det = detection_predictor(weights=weights, device="cpu", batch_size=args.det_batch_size)
@@ -107,7 +107,7 @@ def run_stages(ocr: Any, clock: list[float], pages: list[np.ndarray]) -> dict[st
 
 def detection_parts(det: Any, pages: list[np.ndarray]) -> dict[str, float]:
     """Seconds of ``fit_page`` + normalisation, and of ``db_postprocess``, over ``pages`` (maps computed once)."""
-    from vision.models.detection.predictor import fit_page, pick_shape
+    from vision.predictors.detection.predictor import fit_page, pick_shape
     from vision.ops.db_postprocess import db_postprocess
 
     t0 = time.perf_counter()

@@ -25,7 +25,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.pipelines.orientation import rotate_image  # noqa: E402
+from vision.pipelines.ocr.orientation import rotate_image  # noqa: E402
 
 
 def skew(image: np.ndarray, angle: float) -> np.ndarray:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from vision.assets.make_sample import render_sample
     from vision.evaluation.data import open_set
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     pages = [np.asarray(render_sample()[0])]
     if args.data.is_dir() and args.pages:

@@ -37,11 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.fast.quantize import quantize_int8
 from vision.models import get_model
-from vision.models.recognition.batching import plan_batches
-from vision.models.recognition.device_resize import pack_batch, resize_packed
-from vision.models.recognition.lexicon import load_lexicon
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import resize_to_height, resized_widths
+from vision.predictors.recognition.batching import plan_batches
+from vision.predictors.recognition.device_resize import pack_batch, resize_packed
+from vision.predictors.recognition.lexicon import load_lexicon
+from vision.predictors.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.predictors.recognition.preprocess import resize_to_height, resized_widths
 
 
 def rendered_crops(n: int, seed: int = 0) -> list[np.ndarray]:

@@ -4,7 +4,7 @@
 
 Each page (US letter at 150 dpi) gets DejaVu paragraphs, ruled tables and bands of one or two figures at
 known places: photo-like fields (smooth colour plus noise), bar charts (thin bars and axes on white) and
-solid logos. :func:`vision.pipelines.layout.find_regions` runs with the words' true boxes, so this
+solid logos. :func:`vision.pipelines.ocr.reading_order.find_regions` runs with the words' true boxes, so this
 measures the region rule itself; a region counts when it overlaps a true figure with IoU >= 0.5.
 Prints a table per figure kind; writes JSON (default ``benchmarks/results/regions.json``).
 """
@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from vision.evaluation.metrics import greedy_match  # noqa: E402
-from vision.pipelines.layout import LayoutOptions, find_regions  # noqa: E402
+from vision.pipelines.ocr.reading_order import LayoutOptions, find_regions  # noqa: E402
 
 W, H = 1275, 1650
 WORDS = (

@@ -4,7 +4,7 @@
 
 Random weights (the same for the reference and ours: the reference's state dict is loaded strictly into
 ours), random 1024 x 1024 inputs. Rows: ``ref-fp32`` (segment-anything, eager fp32) and our rungs from
-:data:`vision.models.segmentation.sam.fast.LADDER` (``fp32`` ... ``sparse24``). Each row: images/s of the
+:data:`vision.fast.sam.LADDER` (``fp32`` ... ``sparse24``). Each row: images/s of the
 encoder (CUDA events around up to 5 / 10 / 30 batches at bs 32 / 8 / 1, after a warm-up that includes compilation), peak allocated
 memory (the row's weights and activations, inputs and other resident models excluded), and agreement with our fp32 eager on the first two images of the batch: relative error of the
 embedding and of the low-res mask logits for 4 point prompts, and the IoU of the masks. Rows run in the priority order of :func:`plan` (bs 32 first); ``nested`` is timed on
@@ -30,8 +30,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.models.segmentation.sam import load_sam
-from vision.models.segmentation.sam.fast import LADDER, apply_fast
+from vision.predictors.segmentation.checkpoint import load_sam
+from vision.fast.sam import LADDER, apply_fast
 
 ENCODER_RUNGS = ("ref-fp32", "fp32", "bf16", "sdpa", "triton", "float8", "compile", "sparse24", "int8")
 # Opt-in rows (named in --rungs): the fused-kernel rung compiled with Inductor's matmul autotuning, without and
@@ -184,8 +184,8 @@ def amg_row(bench: Bench, ref: Any, ours: Any, device: str = "cuda") -> None:
     import numpy as np
     from segment_anything import SamAutomaticMaskGenerator as RefAMG
 
-    from vision.models.segmentation.automatic import SamAutomaticMaskGenerator
-    from vision.models.segmentation.predictor import SamPredictor
+    from vision.predictors.segmentation.automatic import SamAutomaticMaskGenerator
+    from vision.predictors.segmentation.predictor import SamPredictor
 
     image = np.random.default_rng(0).integers(0, 255, (768, 1024, 3), dtype=np.uint8)
     row: dict[str, Any] = {"model": "vit_b", "rung": "amg", "device": device}

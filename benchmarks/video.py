@@ -9,10 +9,10 @@ a caption that changes every 3 s. Rows, each over the same videos:
 
 * ``decode only, N thr``: the video pipeline with an OCR that returns empty pages: what N decoder threads
   deliver (torchcodec decodes each video on one thread), the ceiling for the row below.
-* ``video pipeline, N thr``: :class:`vision.pipelines.video.VideoOCR`: N decoder threads feeding batches of
+* ``video pipeline, N thr``: :class:`vision.pipelines.video.pipeline.VideoOCR`: N decoder threads feeding batches of
   ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge. ``--workers 4,8``
   runs both rows for each N.
-* ``video pipeline, P proc x 2 thr`` (``--processes P``): :class:`vision.pipelines.video_pool.VideoProcessPool`:
+* ``video pipeline, P proc x 2 thr`` (``--processes P``): :class:`vision.pipelines.video.pool.VideoProcessPool`:
   whole videos spread over P worker processes, each with its own predictor (built and warmed up before the
   clock) and 2 decoder threads, so host-side post-processing runs on P cores; CPU seconds not counted.
 * ``frame by frame``: the baseline: decode a frame, OCR it alone (``predictor([frame])``), next frame;
@@ -160,7 +160,7 @@ def predictor_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def build_predictor(args: argparse.Namespace) -> tuple[Any, str]:
     """The OCR predictor (shipped weights unless ``--weights random``, or ``auto`` without them)."""
     from vision.errors import WeightsError
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     kwargs = predictor_kwargs(args)
     if args.weights != "random":
@@ -200,8 +200,8 @@ def run_rows(
 ) -> list[dict[str, Any]]:
     """Time every row over the same videos; see the module docstring."""
     from vision.io import DocumentFile
-    from vision.pipelines.timeline import video_document
-    from vision.pipelines.video import VideoOCR, VideoOCRConfig
+    from vision.pipelines.video.timeline import video_document
+    from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
     total = seconds * len(paths)
     rows = []
@@ -227,16 +227,16 @@ def run_rows(
         _sync(args.device)
         return time.perf_counter(), time.process_time()
 
-    def pool_row(processes: int, config: VideoOCRConfig) -> None:
+    def pool_row(processes: int, config: VideoOptions) -> None:
         """Whole videos spread over worker processes, each with its own predictor (built before the clock)."""
         import functools
 
-        from vision.pipelines.video_pool import VideoProcessPool, build_ocr_predictor
+        from vision.pipelines.video.pool import VideoProcessPool, warmed_ocr_predictor
 
         kwargs = predictor_kwargs(args)
         if args.weights_used == "random":
             kwargs |= {"det_weights": None, "reco_weights": None}
-        factory = functools.partial(build_ocr_predictor, warmup_size=args.size, **kwargs)
+        factory = functools.partial(warmed_ocr_predictor, warmup_size=args.size, **kwargs)
         with VideoProcessPool(factory, config, processes=processes) as pool:
             clock = start()
             results = list(pool.run(paths))
@@ -246,7 +246,7 @@ def run_rows(
             rows.append(row(f"video pipeline, {processes} proc x {config.workers} thr", clock,
                             sum(r.frames for r in results), timelines, config.interval) | {"cpu_seconds": None})
 
-    def pipeline(name: str, model: Any, config: VideoOCRConfig, keep: bool) -> None:
+    def pipeline(name: str, model: Any, config: VideoOptions, keep: bool) -> None:
         clock = start()
         results = list(VideoOCR(model, config).run(paths))
         if failed := [r.message for r in results if not r.ok]:
@@ -255,13 +255,13 @@ def run_rows(
         rows.append(row(name, clock, sum(r.frames for r in results), timelines, config.interval))
 
     for workers in args.workers:
-        config = VideoOCRConfig(
+        config = VideoOptions(
             fps=args.fps, batch_size=args.batch_size, workers=workers, decode_device=args.decode_device
         )
         pipeline(f"decode only, {workers} thr", _null_predictor, config, keep=False)
         pipeline(f"video pipeline, {workers} thr", predictor, config, keep=True)
     for processes in args.processes:
-        pool_row(processes, VideoOCRConfig(fps=args.fps, batch_size=args.batch_size, workers=2,
+        pool_row(processes, VideoOptions(fps=args.fps, batch_size=args.batch_size, workers=2,
                                            decode_device=args.decode_device))
 
     clock = start()
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", help="decoder threads of the video pipeline; a comma list runs each")
     parser.add_argument("--processes", default="",
                         help="comma list: also run the videos over this many worker processes (2 decoder threads "
-                             "each, one predictor each; vision.pipelines.video_pool)")
+                             "each, one predictor each; vision.pipelines.video.pool)")
     parser.add_argument(
         "--det-batch-size", type=int, help="pages per detection forward (default: 4 cpu, 16 gpu)"
     )

@@ -17,10 +17,10 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ocr_predictor": "vision.pipelines.ocr",
-    "detection_predictor": "vision.models.detection.predictor",
-    "recognition_predictor": "vision.models.recognition.predictor",
-    "sam_predictor": "vision.models.segmentation.predictor",
+    "ocr_predictor": "vision.pipelines.ocr.predictor",
+    "detection_predictor": "vision.predictors.detection.predictor",
+    "recognition_predictor": "vision.predictors.recognition.predictor",
+    "sam_predictor": "vision.predictors.segmentation.predictor",
     "DocumentFile": "vision.io",
     "Document": "vision.structures",
     "Limits": "vision.settings",

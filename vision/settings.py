@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Limits", "DEFAULT_LIMITS"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "cache_dir"]
 
 
 @dataclass(frozen=True)
@@ -32,3 +34,10 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def cache_dir(kind: str) -> Path:
+    """``$VISION_CACHE/<kind>`` or ``~/.cache/vision/<kind>``: where derived files (ONNX exports, downloaded
+    checkpoints) are kept. Nothing in it is needed offline: each file can be made again."""
+    root = os.environ.get("VISION_CACHE") or Path.home() / ".cache" / "vision"
+    return Path(root) / kind

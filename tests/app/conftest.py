@@ -25,7 +25,7 @@ def predictor() -> Any:
     """Random weights and small detector inputs: fast, and deterministic (tests compare the API with it)."""
     import torch
 
-    from vision.models.detection.predictor import detection_predictor
+    from vision.predictors.detection.predictor import detection_predictor
 
     torch.manual_seed(0)
     det = detection_predictor(weights=None, device="cpu")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from vision.app.api.batching import DynamicBatcher, QueueFull, QueueTimeout
+from vision.app.api.request_batcher import DynamicBatcher, QueueFull, QueueTimeout
 
 
 class Recorder:

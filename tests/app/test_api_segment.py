@@ -12,7 +12,7 @@ from safetensors.torch import save_file
 
 from vision.app.api.runtime import SamService
 from vision.io import DocumentFile
-from vision.models.segmentation.predictor import sam_predictor
+from vision.predictors.segmentation.predictor import sam_predictor
 from vision.models.segmentation.sam.sam import build_sam
 from vision.structures import mask_from_rle
 

@@ -14,7 +14,7 @@ from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page  # noqa: 
 
 from vision.app.cli import build_parser, main  # noqa: E402
 from vision.app.cli import ocr as ocr_cli  # noqa: E402
-from vision.pipelines.ocr import ocr_predictor  # noqa: E402
+from vision.pipelines.ocr.predictor import ocr_predictor  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_pdf_hocr_and_alto_outputs_are_valid(tmp_path, predictor):
     pdf = pdfium.PdfDocument(str(pdf_path))
     assert pdf[0].get_textpage().get_text_range().split() == " ".join(TEXT).split()
     pdf.close()
-    for fmt, ext in (("hocr", "hocr"), ("alto", "xml")):
+    for fmt, ext in (("hocr", "hocr.html"), ("alto", "alto.xml")):
         out = tmp_path / fmt
         out.mkdir()
         assert _run([str(image), "-o", str(out), "--format", fmt], predictor) == 0

@@ -13,7 +13,7 @@ import _video_synth  # noqa: E402
 from _video_synth import CAPTIONS, TemplateOCR, check_subtitles, check_timeline, encode_cfr, encode_vfr  # noqa: E402
 
 import vision.app.cli.video as cli_video  # noqa: E402
-import vision.pipelines.video_outputs as outputs  # noqa: E402
+import vision.pipelines.video.outputs as outputs  # noqa: E402
 from vision.app.cli import main  # noqa: E402
 from vision.structures import Document  # noqa: E402
 
@@ -73,7 +73,7 @@ def test_folder_run_writes_reports_broken_and_resumes(
     first = outputs_of(out)
     calls = len(ocr.calls)
     (out / "sub" / "b.mkv.srt").unlink()
-    (out / "sub" / ".b.mkv.srt.k1ll3d.part").write_text("half a file from a killed run")
+    (out / "sub" / ".b.mkv.srt.4242.k1ll3d00.tmp").write_text("half a file from a killed run")
     assert main(["video", str(corpus["root"]), *options]) == 0
     assert len(ocr.calls) == calls  # nothing decoded again: done videos skipped, the SRT rebuilt from JSON
     assert outputs_of(out) == first

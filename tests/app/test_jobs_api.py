@@ -96,7 +96,7 @@ def test_document_job_from_submit_to_every_format(client: TestClient, predictor:
     doc = page_by_page(predictor, data, "scan.pdf", dpi=72)
     url = f"/v1/jobs/{job['id']}/result"
     assert client.get(url).json() == doc.export()
-    assert client.get(url, params={"format": "txt"}).text == doc.render()
+    assert client.get(url, params={"format": "txt"}).text == doc.render() + "\n"
     assert client.get(url, params={"format": "hocr"}).text == doc.export_hocr()
     assert client.get(url, params={"format": "alto"}).text == doc.export_alto()
     pdf = client.get(url, params={"format": "pdf"})

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from vision.app.api.job_runner import JobContext, JobRunner
-from vision.app.api.jobs import JobRecord, JobStore
+from vision.app.api.job_store import JobRecord, JobStore
 from vision.errors import CorruptFile
 
 

@@ -14,7 +14,7 @@ from _ocr_stages import TEXT, VOCABULARY, InkDetector, TemplateReader, render_pa
 from vision.app.cli import build_parser  # noqa: E402
 from vision.evaluation import ocr as ocr_eval  # noqa: E402
 from vision.evaluation.data import open_set  # noqa: E402
-from vision.pipelines.ocr import ocr_predictor  # noqa: E402
+from vision.pipelines.ocr.predictor import ocr_predictor  # noqa: E402
 
 
 def _write_set(root: Path, pages: list[tuple[np.ndarray, list]], *, ignore_box=None) -> Path:

@@ -1,4 +1,4 @@
-"""Channels-last models (``vision.fast.layout``, the predictors' default on CUDA) against the NCHW fp32 eager
+"""Channels-last models (``vision.fast.memory_format``, the predictors' default on CUDA) against the NCHW fp32 eager
 path, on fresh random inputs: a layout change, so outputs agree to float rounding (atol 1e-4 on probabilities
 and log-probabilities)."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from vision.fast.layout import to_channels_last, wants_channels_last
+from vision.fast.memory_format import to_channels_last, wants_channels_last
 from vision.models import get_model
 from vision.models.detection.dbnet import DBProbability
-from vision.models.detection.predictor import detection_predictor
+from vision.predictors.detection.predictor import detection_predictor
 
 
 @pytest.mark.parametrize("arch", ["crnn_mobilenet_small", "crnn_transformer_small"])

@@ -7,7 +7,7 @@ import torch
 from vision.io.page import PageImage
 from vision.models import get_model, list_models
 from vision.models.detection.dbnet import DBNet, DBOutput, DBProbability
-from vision.models.detection.predictor import (
+from vision.predictors.detection.predictor import (
     INPUT_SHAPES,
     DetectionPredictor,
     DetectionResult,
@@ -15,7 +15,7 @@ from vision.models.detection.predictor import (
     fit_page,
     pick_shape,
 )
-from vision.ops.db_postprocess import DBParams
+from vision.ops.db_postprocess import DBOptions
 
 DETECTION_MODELS = list_models(task="detection")
 
@@ -77,7 +77,7 @@ def test_fit_into_a_used_batch_slot_equals_fit_page(hw):
     """The predictor resizes pages straight into its batch array: leftovers of an earlier page never show."""
     import cv2
 
-    from vision.models.detection.predictor import _fit_into
+    from vision.predictors.detection.predictor import _fit_into
 
     page = np.random.default_rng(0).integers(0, 256, (*hw, 3), dtype=np.uint8)
     canvas, (h, w) = fit_page(page, (1024, 768))
@@ -100,7 +100,7 @@ def small_predictor():
         std=model.config.std,
         device=torch.device("cpu"),
         batch_size=2,
-        params=DBParams(),
+        params=DBOptions(),
         shapes=((128, 128), (128, 96), (96, 128)),
     )
 

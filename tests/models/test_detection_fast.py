@@ -9,10 +9,13 @@ import torch
 
 from vision.evaluation.metrics import Counts, detection_counts
 from vision.models import get_entry, get_model
-from vision.models.detection import fast
+from vision.fast.compile import compile_model
+from vision.fast.onnx import OnnxRunner, export_onnx
+from vision.fast.precision import to_bf16
+from vision.fast.quantize import quantize_onnx_int8
 from vision.models.detection.dbnet import DBProbability
-from vision.models.detection.predictor import DetectionPredictor
-from vision.ops.db_postprocess import DBParams
+from vision.predictors.detection.predictor import ONNX_AXES, DetectionPredictor
+from vision.ops.db_postprocess import DBOptions
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.page_degrade import degrade_page
 from vision.training.synth.pages import PageRenderer
@@ -64,7 +67,7 @@ def model() -> DBProbability:
 
 def _predictor(m, dtype=torch.float32, shape=SHAPE) -> DetectionPredictor:
     cfg = get_model("db_mobilenet_v3_large", weights=None).config
-    params = DBParams(**get_entry("db_mobilenet_v3_large").weights.meta["postprocess"])
+    params = DBOptions(**get_entry("db_mobilenet_v3_large").weights.meta["postprocess"])
     return DetectionPredictor(
         m,
         mean=cfg.mean,
@@ -100,33 +103,34 @@ def test_bf16(model, pages):
     strip = [np.ascontiguousarray(pages[0][96:224])]
     ref = _predictor(model, shape=(128, 384))(strip)
     assert len(ref[0]) >= 8
-    m = fast.to_bf16(copy.deepcopy(model))
+    m = to_bf16(copy.deepcopy(model))
     assert _agreement(ref, _predictor(m, torch.bfloat16, shape=(128, 384))(strip)) >= 0.99
 
 
 def test_compile_graph(model, pages, reference):
-    compiled = fast.compile_model(model, backend="aot_eager")
+    compiled = compile_model(model.eval(), dynamic=False, backend="aot_eager")
     assert _agreement(reference, _predictor(compiled)(pages)) >= 0.99
 
 
 @pytest.fixture(scope="module")
 def onnx_file(model, tmp_path_factory) -> Path:
-    return fast.to_onnx(model, tmp_path_factory.mktemp("onnx") / "det.onnx")
+    path = tmp_path_factory.mktemp("onnx") / "det.onnx"
+    return export_onnx(model, path, torch.zeros(1, 3, 256, 256), dynamic_axes=ONNX_AXES, output_name="prob")
 
 
 def test_onnx_fp32(onnx_file, pages, reference):
-    assert _agreement(reference, _predictor(fast.OnnxModel(onnx_file, threads=2))(pages)) >= 0.99
+    assert _agreement(reference, _predictor(OnnxRunner(onnx_file, threads=2))(pages)) >= 0.99
 
 
 def test_int8_dynamic(onnx_file, pages, reference, tmp_path):
-    q = fast.quantize_int8(onnx_file, tmp_path / "det_int8.onnx")
+    q = quantize_onnx_int8(onnx_file, tmp_path / "det_int8.onnx")
     assert q.stat().st_size < onnx_file.stat().st_size / 2  # weights really are int8
-    assert _agreement(reference, _predictor(fast.OnnxModel(q, threads=2))(pages)) >= 0.99
+    assert _agreement(reference, _predictor(OnnxRunner(q, threads=2))(pages)) >= 0.99
 
 
 def test_cpu_default_runs_the_cached_onnx_export(model, pages, reference, tmp_path, monkeypatch):
     from vision.fast.onnx import OnnxRunner
-    from vision.models.detection.predictor import detection_predictor
+    from vision.predictors.detection.predictor import detection_predictor
 
     monkeypatch.setenv("VISION_CACHE", str(tmp_path))
     default = detection_predictor(device="cpu")

@@ -7,9 +7,9 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.models import get_entry, get_model, list_models
-from vision.models.detection.predictor import detection_predictor
+from vision.predictors.detection.predictor import detection_predictor
 from vision.ops.boxes import box_iou
-from vision.ops.db_postprocess import DBParams
+from vision.ops.db_postprocess import DBOptions
 
 SHIPPED = [n for n in list_models(task="detection") if get_entry(n).weights is not None]
 
@@ -27,7 +27,7 @@ def test_weights_record_matches_file_and_model(name):
     model = get_model(name)  # loads strictly through the registry (checksum verified)
     assert sum(p.numel() for p in model.parameters()) == w.meta["num_params"]
     assert {"recipe", "data", "metrics", "postprocess", "input_shapes"} <= set(w.meta)
-    DBParams(**w.meta["postprocess"])  # the recorded settings are valid post-processing fields
+    DBOptions(**w.meta["postprocess"])  # the recorded settings are valid post-processing fields
     assert w.meta["recipe"]["config"]["arch"] == name
     for score in w.meta["metrics"].values():
         assert all(0 <= v <= 1 for v in (score.values() if isinstance(score, dict) else [score]))

@@ -1,4 +1,4 @@
-"""The recognition predictor's batched device path (vision.models.recognition.batching, pad_batch, packed CTC
+"""The recognition predictor's batched device path (vision.predictors.recognition.batching, pad_batch, packed CTC
 decoding, pipelining) against the per-crop path it replaced: resize, ``batch_crops``, model, ``ctc_best_path``
 and ``stitch_frames`` crop by crop. The same code runs on CUDA; here it runs on the CPU device."""
 
@@ -9,9 +9,9 @@ import pytest
 import torch
 from _reco_crops import render_word, word_set
 
-from vision.models.recognition.batching import ids_to_strings, plan_batches
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import (
+from vision.predictors.recognition.batching import ids_to_strings, plan_batches
+from vision.predictors.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.predictors.recognition.preprocess import (
     STRIDE,
     batch_crops,
     bucket_width,

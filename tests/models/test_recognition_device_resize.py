@@ -1,4 +1,4 @@
-"""The recognition predictor's device-side resize (``resize="device"``, vision.models.recognition.device_resize)
+"""The recognition predictor's device-side resize (``resize="device"``, vision.predictors.recognition.device_resize)
 against the host path (``cv2`` per crop): staging pixels, readings with the shipped weights, errors. The same
 code runs on CUDA; here it runs on the CPU device."""
 
@@ -11,10 +11,10 @@ import pytest
 import torch
 from _reco_crops import FONTS, WORDS, render_word
 
-from vision.models.recognition.batching import plan_batches
-from vision.models.recognition.device_resize import FIELDS, pack_batch, resize_packed
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import InvalidCrop, resize_to_height, resized_widths
+from vision.predictors.recognition.batching import plan_batches
+from vision.predictors.recognition.device_resize import FIELDS, pack_batch, resize_packed
+from vision.predictors.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.predictors.recognition.preprocess import InvalidCrop, resize_to_height, resized_widths
 
 
 def _word_crops(n: int = 300) -> list[np.ndarray]:

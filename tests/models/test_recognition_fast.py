@@ -11,7 +11,7 @@ from vision.fast.onnx import OnnxRunner, export_onnx
 from vision.fast.precision import to_bf16
 from vision.fast.quantize import quantize_int8
 from vision.models import get_model
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.predictors.recognition.predictor import RecognitionPredictor, recognition_predictor
 
 CROPS, _ = word_set(24)  # >= 99% agreement on 24 crops: all of them
 

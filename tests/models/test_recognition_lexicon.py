@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from vision.models.recognition.lexicon import Lexicon, ctc_nll, load_lexicon
-from vision.models.recognition.predictor import recognition_predictor
+from vision.predictors.recognition.lexicon import Lexicon, ctc_nll, load_lexicon
+from vision.predictors.recognition.predictor import recognition_predictor
 from vision.models.recognition.vocab import CHAR_TO_INDEX, NUM_CLASSES
 
 

@@ -9,8 +9,8 @@ from _reco_crops import render_word, word_set
 from PIL import Image
 
 import vision
-from vision.models.recognition.predictor import RecognitionPredictor, recognition_predictor
-from vision.models.recognition.preprocess import InvalidCrop, bucket_width, pad_color, resize_to_height
+from vision.predictors.recognition.predictor import RecognitionPredictor, recognition_predictor
+from vision.predictors.recognition.preprocess import InvalidCrop, bucket_width, pad_color, resize_to_height
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,9 @@ from safetensors.torch import save_file
 
 from vision.errors import WeightsError
 from vision.models import list_models
-from vision.models.segmentation.sam import build_sam, convert_official, load_sam, read_state_dict
+from vision.models.segmentation.sam import build_sam, convert_official
 from vision.models.segmentation.sam.checkpoint import infer_variant
+from vision.predictors.segmentation.checkpoint import load_sam, read_state_dict
 
 
 @pytest.mark.parametrize("variant", ["vit_b", "vit_l", "vit_h"])
@@ -83,7 +84,7 @@ def test_load_http_url_cached(official_file, tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
     cached = list(tmp_path.glob("*sam_test.pth"))
-    assert len(cached) == 1 and not list(tmp_path.glob("*.part"))
+    assert len(cached) == 1 and not list(tmp_path.glob(".*.tmp"))
     _assert_loaded(load_sam(url, variant="test", cache_dir=tmp_path), state)  # server down: the cache serves
     with pytest.raises(WeightsError, match="download failed"):
         read_state_dict(url.replace(path.name, "other.pth"), cache_dir=tmp_path, timeout=5)

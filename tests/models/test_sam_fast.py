@@ -16,7 +16,7 @@ from _sam_ref import RUNG_CPU, RUNG_GPU, random_prompts, randomize_, relative_er
 from vision.fast.float8 import quantize_float8
 from vision.fast.sparsity import is_24_sparse, prune_24, sparsify_24
 from vision.models.segmentation.sam import Sam
-from vision.models.segmentation.sam.fast import LADDER, FastOptions, StaticBatchEncoder, apply_fast
+from vision.fast.sam import LADDER, FastOptions, StaticBatchEncoder, apply_fast
 from vision.ops.masks import mask_iou
 
 BF16_TOL = 3e-2  # measured 1.1e-2 (CPU)

@@ -11,9 +11,9 @@ import pytest
 import torch
 from _sam_ref import SMALL_B, random_prompts, reference_sam
 
-from vision.models.segmentation.predictor import SamPredictor
+from vision.predictors.segmentation.predictor import SamPredictor
 from vision.models.segmentation.sam import Sam
-from vision.models.segmentation.sam.fast import FastOptions
+from vision.fast.sam import FastOptions
 from vision.ops.masks import mask_iou
 
 ATOL = 1e-5  # fp32, measured max |diff| 7e-7 on logits of magnitude ~0.6

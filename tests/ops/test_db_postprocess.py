@@ -13,7 +13,7 @@ from vision.ops.boxes import (
     order_quad,
     polygons_to_boxes,
 )
-from vision.ops.db_postprocess import DBParams, binarize, db_postprocess, region_score, unclip
+from vision.ops.db_postprocess import DBOptions, binarize, db_postprocess, region_score, unclip
 from vision.training.losses.db import db_targets
 
 
@@ -58,7 +58,7 @@ def test_shrunk_kernels_unclip_back_to_the_word_boxes():
     """db_targets' kernels (shrink 0.25) + unclip_ratio 0.5 restore every box, whatever its aspect ratio."""
     boxes = np.array([[20, 20, 220, 36], [30, 60, 46, 76], [100, 100, 160, 130], [250, 20, 262, 150]], float)
     t = db_targets(200, 300, boxes, shrink=0.25)
-    out = db_postprocess(t["gt"].astype(np.float32), DBParams(unclip_ratio=0.5, box_thresh=0.5))
+    out = db_postprocess(t["gt"].astype(np.float32), DBOptions(unclip_ratio=0.5, box_thresh=0.5))
     assert len(out.boxes) == 4
     pred = out.boxes * np.array([300, 200, 300, 200])
     iou = box_iou(boxes, pred)
@@ -72,7 +72,7 @@ def test_low_scores_and_tiny_regions_are_dropped():
     prob[10:20, 10:60] = 0.35  # above bin_thresh, below box_thresh
     prob[50:60, 10:60] = 0.9
     prob[80, 80] = 0.9  # single pixel: below min_size
-    out = db_postprocess(prob, DBParams(bin_thresh=0.3, box_thresh=0.5))
+    out = db_postprocess(prob, DBOptions(bin_thresh=0.3, box_thresh=0.5))
     assert len(out.boxes) == 1
     assert 0.45 < out.boxes[0, 1] < 0.55
     assert (
@@ -113,7 +113,7 @@ def test_straight_boxes_match_the_polygon_offset_they_stand_for():
         size = (float(rng.uniform(6, 40)), float(rng.uniform(3, 12)))
         quad = cv2.boxPoints((centre, size, float(rng.uniform(-20, 20)))).astype(np.int32)
         cv2.fillPoly(prob, [quad], float(rng.uniform(0.6, 1.0)))
-    params = DBParams(pad=1.5)
+    params = DBOptions(pad=1.5)
     out = db_postprocess(prob, params)
     contours, _ = cv2.findContours(binarize(prob, params.bin_thresh), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     expected = []

@@ -1,6 +1,6 @@
 import numpy as np
 
-from vision.pipelines.layout import (
+from vision.pipelines.ocr.reading_order import (
     LayoutOptions,
     build_blocks,
     find_regions,
@@ -130,7 +130,7 @@ def test_table_rows_read_across_and_become_one_line_each():
 
 
 def test_tabular_lines_are_short_lines_with_close_neighbours():
-    from vision.pipelines.layout import tabular_lines
+    from vision.pipelines.ocr.reading_order import tabular_lines
 
     lines = np.array(
         [

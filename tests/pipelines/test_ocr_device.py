@@ -7,12 +7,12 @@ import torch
 from _ocr_stages import InkDetector, render_page
 
 from vision.io.page import PageImage
-from vision.models.recognition.predictor import recognition_predictor
-from vision.models.recognition.preprocess import batch_crops, resize_to_height
+from vision.predictors.recognition.predictor import recognition_predictor
+from vision.predictors.recognition.preprocess import batch_crops, resize_to_height
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
-from vision.pipelines.device import device_batches
-from vision.pipelines.ocr import DetectStage, OCRPredictor, ocr_predictor
+from vision.pipelines.ocr.device import device_batches
+from vision.pipelines.ocr.predictor import DetectStage, OCRPredictor, ocr_predictor
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_pipeline_reads_the_same_on_device_and_host(recognizer):
 
 
 def test_wide_and_tall_crops_go_through_the_predictor(recognizer):
-    from vision.pipelines.device import DeviceRecognizeStage
+    from vision.pipelines.ocr.device import DeviceRecognizeStage
 
     image = np.full((400, 1200, 3), 255, np.uint8)
     boxes = np.array(
@@ -101,25 +101,9 @@ def test_wide_and_tall_crops_go_through_the_predictor(recognizer):
         ocr_predictor(det_predictor=InkDetector(), reco_predictor=lambda c: [], crops_on_device=True)
 
 
-def test_best_paths_equal_ctc_best_path():
-    from vision.ops.ctc import ctc_best_path
-    from vision.pipelines.device import best_paths
-
-    torch.manual_seed(0)
-    logits = torch.randn(40, 24, 12) * 3
-    logits[::2, :, 1:4] += 4  # few classes win: runs of repeats and blanks
-    logits[5, :, 0] += 50  # all blank: the confidence is the mean blank probability
-    lengths = np.random.default_rng(0).integers(1, 25, 40)
-    lengths[7] = 24
-    ids, conf = best_paths(logits, lengths)
-    ref = ctc_best_path(logits, lengths=torch.from_numpy(lengths))
-    assert [i.tolist() for i in ids] == [r.ids for r in ref] and len(ids[5]) == 0
-    assert conf.tolist() == [np.float32(r.confidence) for r in ref]
-
-
 @pytest.mark.parametrize("group_values", [1 << 26, 1])  # pages cut together, or each in its own group
 def test_device_batches_of_mixed_page_sizes_keep_the_order_and_pixels(monkeypatch, group_values):
-    monkeypatch.setattr("vision.pipelines.device._GROUP_VALUES", group_values)
+    monkeypatch.setattr("vision.pipelines.ocr.device._GROUP_VALUES", group_values)
     images = [render_page()[0], render_page(angle=0.0)[0][:300], render_page()[0]]
     states = []
     for image in images:
@@ -146,7 +130,7 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
     """With a detector that fits pages on the recognizer's device, each page crosses to the device once
     (kept on the state for the crop cutter, dropped after recognition) and the words are those of the
     pipeline that uploads twice."""
-    from vision.models.detection.predictor import detection_predictor
+    from vision.predictors.detection.predictor import detection_predictor
     from vision.pipelines import device as device_mod
 
     uploads = []
@@ -168,7 +152,7 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
 
 
 def test_device_page_is_uploaded_again_once_a_stage_replaces_the_image():
-    from vision.pipelines.device import device_page
+    from vision.pipelines.ocr.device import device_page
 
     image = np.zeros((5, 7, 3), np.uint8)
     state = PageState(PageImage(image, "p", 0, image.shape[:2]), image)

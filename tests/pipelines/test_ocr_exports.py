@@ -8,8 +8,8 @@ import pytest
 from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page
 from lxml import etree
 
-from vision.pipelines.ocr import ocr_predictor
-from vision.pipelines.orientation import rotate_image
+from vision.pipelines.ocr.predictor import ocr_predictor
+from vision.pipelines.ocr.orientation import rotate_image
 from vision.structures.geometry import box_to_pixels
 
 ALTO_XSD = Path(__file__).parents[1] / "export" / "alto-4-2-subset.xsd"

@@ -7,8 +7,8 @@ from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page
 from vision.io.page import PageImage, TextLayerWord
 from vision.ops.boxes import box_iou
 from vision.pipelines.base import PageState, Pipeline
-from vision.pipelines.ocr import DetectStage, OCROptions, OCRPredictor, build_pipeline, ocr_predictor
-from vision.pipelines.orientation import rotate_image, rotate_points
+from vision.pipelines.ocr.predictor import DetectStage, OCROptions, OCRPredictor, build_pipeline, ocr_predictor
+from vision.pipelines.ocr.orientation import rotate_image, rotate_points
 from vision.structures import Document
 
 
@@ -159,7 +159,7 @@ def test_options_are_typed_and_validated():
 
 
 def test_crops_read_as_several_words_are_split_in_proportion():
-    from vision.pipelines.ocr import LayoutStage, split_spaced
+    from vision.pipelines.ocr.predictor import LayoutStage, split_spaced
 
     quad = np.array([[0.1, 0.2], [0.5, 0.2], [0.5, 0.3], [0.1, 0.3]])
     (a, qa), (b, qb) = split_spaced(" TOTAL 12.00 ", quad)  # 11 characters: 5 + space + 5
@@ -181,7 +181,7 @@ def test_crops_read_as_several_words_are_split_in_proportion():
 
 
 def test_clip_boxes_equal_clip_box_of_each_row():
-    from vision.pipelines.stages import _clip_boxes
+    from vision.pipelines.ocr.stages import _clip_boxes
     from vision.structures.geometry import clip_box
 
     corners = np.random.default_rng(0).uniform(-0.3, 1.3, (200, 2, 2))

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from vision.pipelines.layout import group_lines
-from vision.pipelines.orientation import (
+from vision.pipelines.ocr.reading_order import group_lines
+from vision.pipelines.ocr.orientation import (
     deskew_boxes,
     dominant_angle,
     is_sideways,
@@ -91,7 +91,7 @@ def test_rotation_rejects_other_angles():
 
 
 def test_text_evidence_counts_confident_wide_boxes():
-    from vision.pipelines.orientation import doubtful, text_evidence
+    from vision.pipelines.ocr.orientation import doubtful, text_evidence
 
     wide = np.array([[0, 0, 60, 20], [0, 30, 90, 50], [0, 60, 10, 90]], dtype=float)  # the last one is tall
     assert text_evidence(wide, np.array([0.9, 0.8, 0.7])) == pytest.approx(1.7)
@@ -105,7 +105,7 @@ def test_text_evidence_counts_confident_wide_boxes():
 
 @pytest.mark.parametrize("angle", [-10.0, 4.0])
 def test_level_image_levels_text_and_maps_back(angle):
-    from vision.pipelines.orientation import level_image
+    from vision.pipelines.ocr.orientation import level_image
 
     image = np.full((200, 300, 3), 255, np.uint8)
     quads = _quads(angle, n=3, start=(40.0, 100.0))

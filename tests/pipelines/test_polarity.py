@@ -7,7 +7,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vision.io.page import PageImage
 from vision.pipelines.base import PageState
-from vision.pipelines.polarity import PolarityStage, is_dark
+from vision.pipelines.ocr.polarity import PolarityStage, is_dark
 
 
 def _page(background: int, ink: int) -> np.ndarray:

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.io.page import PageImage
-from vision.pipelines.rectify import PageNotFound, RectifyStage, fit_quad, rectify, warp_quad
+from vision.pipelines.ocr.rectify import PageNotFound, RectifyStage, fit_quad, rectify, warp_quad
 
 
 def _page(rng: np.random.Generator, w: int = 420, h: int = 560) -> np.ndarray:
@@ -105,7 +105,7 @@ def test_sam_prompt_mode_uses_predictor() -> None:
     """With a predictor the mask comes from SAM (a tiny random model here: the path, not the quality)."""
     import torch
 
-    from vision.models.segmentation.predictor import SamPredictor
+    from vision.predictors.segmentation.predictor import SamPredictor
     from vision.models.segmentation.sam import build_sam
 
     torch.manual_seed(0)

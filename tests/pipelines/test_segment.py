@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from vision.io.page import PageImage
-from vision.models.segmentation.predictor import SamPredictor
+from vision.predictors.segmentation.predictor import SamPredictor
 from vision.models.segmentation.sam import build_sam
 from vision.pipelines.segment import segment_document, segment_image
 from vision.structures import Document

@@ -1,4 +1,4 @@
-"""The temporal merge rules of vision.pipelines.timeline: on hand-built frames with known OCR lines, and on
+"""The temporal merge rules of vision.pipelines.video.timeline: on hand-built frames with known OCR lines, and on
 the OCR of a generated video (the real ``vision.ocr_predictor()`` when its shipped weights exist, the
 deterministic template recognizer of _video_synth.py until then).
 """
@@ -9,14 +9,14 @@ import pytest
 from _video_synth import CAPTIONS, TemplateOCR, check_subtitles, check_timeline, encode_cfr
 
 from vision.errors import WeightsError
-from vision.pipelines.timeline import (
-    TimelineConfig,
+from vision.pipelines.video.timeline import (
+    TimelineOptions,
     box_iou,
     line_observations,
     merge_timeline,
     video_document,
 )
-from vision.pipelines.video import VideoOCR, VideoOCRConfig
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 from vision.structures import Block, Line, Page, Word
 
 TOP = (0.10, 0.10, 0.40, 0.20)
@@ -55,7 +55,7 @@ def test_one_sample_flicker_is_dropped_unless_min_frames_is_one() -> None:
         frame(4, 4.0, ("STAY", 0.9, LOW)),
     ]
     assert [e.text for e in merge_timeline(pages, end=5.0)] == ["STAY"]
-    kept = merge_timeline(pages, end=5.0, config=TimelineConfig(min_frames=1))
+    kept = merge_timeline(pages, end=5.0, config=TimelineOptions(min_frames=1))
     assert [(e.text, e.start, e.end) for e in kept] == [("FLASH", 1.0, 2.0), ("STAY", 3.0, 5.0)]
 
 
@@ -78,7 +78,7 @@ def test_a_missed_sample_is_bridged_and_a_longer_absence_splits() -> None:
         frame(5, 5.0, seen),
     ]
     assert [(e.start, e.end) for e in merge_timeline(two_gap, end=6.0)] == [(0.0, 2.0), (4.0, 6.0)]
-    strict = merge_timeline(one_gap, end=5.0, config=TimelineConfig(max_gap=0))
+    strict = merge_timeline(one_gap, end=5.0, config=TimelineOptions(max_gap=0))
     assert [(e.start, e.end) for e in strict] == [(0.0, 2.0), (3.0, 5.0)]
 
 
@@ -128,7 +128,7 @@ def test_bad_frames_are_refused() -> None:
     with pytest.raises(ValueError, match="sample position"):
         merge_timeline([frame(3, 0.0), frame(1, 1.0)], end=2.0)
     with pytest.raises(ValueError):
-        TimelineConfig(min_frames=0)
+        TimelineOptions(min_frames=0)
     assert merge_timeline([]) == []
 
 
@@ -153,7 +153,7 @@ def test_merge_on_the_ocr_of_a_decoded_video(ocr: object, tmp_path: Path) -> Non
     """Scene-change sampling at 4 fps: 7 of 36 probes reach the OCR; the merge must still time every caption
     within a quarter second, drop the 0.2 s flash and write valid subtitles."""
     clip = encode_cfr(tmp_path / "clip.mp4")
-    doc = VideoOCR(ocr, VideoOCRConfig(fps=4.0, scene_change=True, batch_size=8))(clip.path)
+    doc = VideoOCR(ocr, VideoOptions(fps=4.0, scene_change=True, batch_size=8))(clip.path)
     assert len(doc.pages) == 7
     check_timeline(doc, clip, 0.25)
     check_subtitles(doc)

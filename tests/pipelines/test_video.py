@@ -24,7 +24,7 @@ from _video_synth import (
 
 from vision.errors import LimitExceeded, VisionError
 from vision.io.page import PageImage
-from vision.pipelines.video import SceneChange, VideoOCR, VideoOCRConfig
+from vision.pipelines.video.pipeline import SceneChange, VideoOCR, VideoOptions
 from vision.settings import Limits
 from vision.structures import Document, Page
 
@@ -55,7 +55,7 @@ def test_timeline_matches_what_the_video_shows(
     clips: dict[str, Clip], ocr: object, kind: str, fps: float, scene: bool
 ) -> None:
     clip = clips[kind]
-    doc = VideoOCR(ocr, VideoOCRConfig(fps=fps, scene_change=scene, batch_size=4))(clip.path)
+    doc = VideoOCR(ocr, VideoOptions(fps=fps, scene_change=scene, batch_size=4))(clip.path)
     check_timeline(doc, clip, 1 / fps)
     check_subtitles(doc)
     times = [p.timestamp for p in doc.pages]
@@ -69,7 +69,7 @@ def test_timeline_matches_what_the_video_shows(
 
 def test_frames_of_several_videos_share_batches(clips: dict[str, Clip]) -> None:
     ocr = TemplateOCR(VOCAB)
-    pipeline = VideoOCR(ocr, VideoOCRConfig(batch_size=8, workers=2, queue_size=4))
+    pipeline = VideoOCR(ocr, VideoOptions(batch_size=8, workers=2, queue_size=4))
     results = {r.source: r for r in pipeline.run([clips["cfr"].path, clips["vfr"].path])}
     assert all(r.ok for r in results.values()) and len(results) == 2
     assert any(len(set(batch)) == 2 for batch in ocr.calls), ocr.calls
@@ -84,7 +84,7 @@ def test_broken_videos_are_reported_and_the_others_go_on(clips: dict[str, Clip],
     (tmp_path / "truncated.mp4").write_bytes(data[: len(data) // 2])
     (tmp_path / "text.mp4").write_text("not a video\n" * 100)
     sources = [tmp_path / "truncated.mp4", clips["cfr"].path, tmp_path / "text.mp4", tmp_path / "missing.mkv"]
-    results = {r.source: r for r in VideoOCR(TemplateOCR(VOCAB), VideoOCRConfig(workers=2)).run(sources)}
+    results = {r.source: r for r in VideoOCR(TemplateOCR(VOCAB), VideoOptions(workers=2)).run(sources)}
     assert set(results) == {str(s) for s in sources}
     assert results[str(clips["cfr"].path)].ok
     for source in sources[0], sources[2], sources[3]:
@@ -96,7 +96,7 @@ def test_broken_videos_are_reported_and_the_others_go_on(clips: dict[str, Clip],
 
 
 def test_limits_reach_the_reader(clips: dict[str, Clip]) -> None:
-    config = VideoOCRConfig(fps=1.0, limits=Limits(max_frames=3))
+    config = VideoOptions(fps=1.0, limits=Limits(max_frames=3))
     with pytest.raises(LimitExceeded):
         VideoOCR(TemplateOCR(VOCAB), config)(clips["cfr"].path)
 
@@ -130,7 +130,7 @@ class _Recorder:
 
 def test_decoding_overlaps_the_models_within_a_bounded_queue() -> None:
     rec = _Recorder(frames=120)
-    config = VideoOCRConfig(batch_size=4, workers=2, queue_size=6)
+    config = VideoOptions(batch_size=4, workers=2, queue_size=6)
     results = list(VideoOCR(rec.predictor, config, reader=rec.reader).run(["a", "b"]))
     assert [len(r.document.pages) for r in results] == [120, 120]
     bound = config.queue_size + config.batch_size + config.workers * 2  # each decoder holds one frame at most
@@ -153,6 +153,6 @@ def test_scene_change_rule() -> None:
 
 def test_bad_configs_are_refused() -> None:
     with pytest.raises(ValueError):
-        VideoOCRConfig(fps=0)
+        VideoOptions(fps=0)
     with pytest.raises(ValueError):
-        VideoOCRConfig(batch_size=0)
+        VideoOptions(batch_size=0)

@@ -10,8 +10,8 @@ import pytest
 from _video_synth import CAPTIONS, Clip, TemplateOCR, encode_cfr, encode_vfr
 
 from vision.errors import CorruptFile, VisionError
-from vision.pipelines.video import VideoOCR, VideoOCRConfig
-from vision.pipelines.video_pool import VideoProcessPool, _segments
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
+from vision.pipelines.video.pool import VideoProcessPool, _segments
 
 VOCAB = [c.text for c in CAPTIONS]
 
@@ -37,7 +37,7 @@ def _crashing_factory():
 def test_pool_matches_one_process_and_reports_broken_videos(clips: dict[str, Clip], tmp_path) -> None:
     (tmp_path / "text.mp4").write_text("not a video\n" * 100)
     sources = [clips["cfr"].path, tmp_path / "text.mp4", clips["vfr"].path, clips["vfr"].path]
-    config = VideoOCRConfig(fps=2.0, batch_size=4)
+    config = VideoOptions(fps=2.0, batch_size=4)
     with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=2, threads=1) as pool:
         listed = list(pool.run(sources))
     results = {r.source: r for r in listed}
@@ -56,7 +56,7 @@ def test_one_video_cut_into_segments_gives_the_one_process_result(clips: dict[st
     """Fewer videos than workers: the video is read as consecutive time segments by several workers and
     merged once; frames, their timestamps and indices, and the timeline equal a single process's."""
     clip = clips[kind]
-    config = VideoOCRConfig(fps=2.0, batch_size=4)
+    config = VideoOptions(fps=2.0, batch_size=4)
     segments = _segments(str(clip.path), config, 3)
     assert len(segments) == 3 and segments[0][0] == 0.0 and segments[-1][1] is None
     with VideoProcessPool(functools.partial(TemplateOCR, VOCAB), config, processes=3, threads=1) as pool:
@@ -65,7 +65,7 @@ def test_one_video_cut_into_segments_gives_the_one_process_result(clips: dict[st
     assert got.ok and got.frames == len(alone.pages)
     assert [(p.timestamp, p.page_idx) for p in got.document.pages] == [(p.timestamp, p.page_idx) for p in alone.pages]
     assert got.document.timeline == alone.timeline
-    assert _segments(str(clip.path), VideoOCRConfig(fps=2.0, scene_change=True), 3) == [(None, None)]
+    assert _segments(str(clip.path), VideoOptions(fps=2.0, scene_change=True), 3) == [(None, None)]
 
 
 def test_errors_survive_pickling() -> None:
@@ -85,12 +85,12 @@ def test_pool_raises_when_the_predictor_cannot_be_built_or_a_worker_dies(clips: 
         VideoProcessPool(_broken_factory, processes=0)
 
 
-def test_build_ocr_predictor_warms_up_on_blank_frames() -> None:
+def test_warmed_ocr_predictor_warms_up_on_blank_frames() -> None:
     """The factory the CLI and benchmark hand to workers: a real OCR predictor, already run once."""
     from vision.io.page import PageImage
-    from vision.pipelines.video_pool import build_ocr_predictor
+    from vision.pipelines.video.pool import warmed_ocr_predictor
 
-    predictor = build_ocr_predictor(warmup_size=(64, 96), det_weights=None, reco_weights=None, device="cpu")
+    predictor = warmed_ocr_predictor(warmup_size=(64, 96), det_weights=None, reco_weights=None, device="cpu")
     frame = PageImage(np.full((64, 96, 3), 255, np.uint8), "<frame>", 0, (64, 96), timestamp=0.0)
     (page,) = predictor([frame]).pages
     assert page.dimensions == (64, 96)

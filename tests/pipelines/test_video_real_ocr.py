@@ -12,14 +12,14 @@ import pytest
 from _video_synth import check_subtitles, check_timeline, encode_cfr, encode_vfr
 
 import vision
-from vision.pipelines.video import VideoOCR, VideoOCRConfig
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
 
 @pytest.mark.parametrize("encode", [encode_cfr, encode_vfr], ids=["cfr-mp4", "vfr-mkv"])
 def test_real_ocr_timeline_on_generated_video(tmp_path: Path, encode) -> None:
     clip = encode(tmp_path / ("clip.mp4" if encode is encode_cfr else "clip.mkv"))
     predictor = vision.ocr_predictor()  # shipped weights, on purpose: no fallback here
-    doc = VideoOCR(predictor, VideoOCRConfig(fps=1.0, batch_size=8))(clip.path)
+    doc = VideoOCR(predictor, VideoOptions(fps=1.0, batch_size=8))(clip.path)
     check_timeline(doc, clip, 1.0)
     check_subtitles(doc)
     assert len(doc.timeline) == 3  # HELLO, WORLD, VIDEO; the 0.2 s NOISE flash is gone

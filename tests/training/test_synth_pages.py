@@ -7,7 +7,7 @@ import pytest
 
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
-from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, subset_fonts, write_coverage
+from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, carry_page_fonts, write_coverage
 from vision.training.synth.pdf_pages import (
     RenderedPages,
     build_page_set,
@@ -59,8 +59,8 @@ def test_quantize_size_picks_nearest_step():
     assert quantize_size(12.2) == 12 and quantize_size(95) in (90, 100) and quantize_size(1) == 6
 
 
-def test_subset_fonts_keeps_vocabulary_glyphs(tmp_path):
-    n = subset_fonts(DEJAVU, tmp_path, per_family=1)
+def test_carry_page_fonts_keeps_vocabulary_glyphs(tmp_path):
+    n = carry_page_fonts(DEJAVU, tmp_path, per_family=1)
     families = {f.family for f in discover_fonts([DEJAVU], include_system=False)}
     assert (
         n == len(families)

@@ -16,6 +16,7 @@ import gradio as gr
 import numpy as np
 from PIL import Image, ImageDraw
 
+from vision.export.formats import render as render_format
 from vision.app.api.documents import ReadOptions, download_name, iter_pages, open_document
 from vision.app.api.runtime import Runtime, SamService, build_runtime
 from vision.app.api.settings import ServiceSettings
@@ -63,7 +64,7 @@ def _ocr_document(runtime: Runtime, path: str, progress: gr.Progress) -> tuple[D
 
 def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
     """OCR a video through the shared batcher; the first gallery frames keep their image for drawing."""
-    from vision.pipelines.video import VideoOCR, VideoOCRConfig
+    from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
     settings = runtime.settings
     kept: list[np.ndarray] = []
@@ -75,7 +76,7 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
         progress(None, desc=f"{seen[0]} frames read")
         return runtime.ocr(frames)
 
-    config = VideoOCRConfig(
+    config = VideoOptions(
         fps=settings.jobs.video_fps,
         batch_size=settings.batching.max_size,
         workers=1,
@@ -91,18 +92,11 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
 def _downloads(doc: Document, name: str, video: bool) -> list[str]:
     """Write JSON, hOCR and a searchable PDF (documents) or SRT (videos) for download."""
     folder = Path(tempfile.mkdtemp(prefix="vision-ui-"))
-    files = {"json": doc.to_json(indent=2), "hocr": doc.export_hocr()}
-    if video:
-        files["srt"] = doc.to_srt()
     out = []
-    for fmt, text in files.items():
+    for fmt in ("json", "hocr", "srt" if video else "pdf"):
         path = folder / download_name(name, fmt)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(render_format(doc, fmt))
         out.append(str(path))
-    if not video:
-        pdf = folder / download_name(name, "pdf")
-        doc.save_pdf(pdf)
-        out.append(str(pdf))
     return out
 
 

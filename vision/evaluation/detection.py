@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score the detector on ``--data``; prints P/R/F1 (at --iou and 0.3) and pages/s."""
-    from vision.models.detection.predictor import detection_predictor
+    from vision.predictors.detection.predictor import detection_predictor
 
     pages = open_set(args.data, limit=args.limit)
     predictor = detection_predictor(

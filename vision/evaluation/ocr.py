@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from vision.app.cli._common import add_ocr_model_arguments, ocr_predictor_from_args
+from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.evaluation._common import ALSO_IOU, TimedPages, add_page_set_arguments, format_counts
 from vision.evaluation.data import EvalSet, PageSample, open_set
 from vision.evaluation.metrics import (
@@ -102,13 +102,15 @@ def evaluate_ocr(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vision eval ocr``."""
     add_page_set_arguments(parser)
-    add_ocr_model_arguments(parser)
+    add_model_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Score the OCR predictor on ``--data`` and print the scores (or JSON with ``--json``)."""
     pages = open_set(args.data, limit=args.limit)
-    predictor = ocr_predictor_from_args(args, pages_per_batch=args.batch_size)
+    from vision.pipelines.ocr.predictor import ocr_predictor
+
+    predictor = ocr_predictor(options=options_from_args(args, pages_per_batch=args.batch_size))
     report = evaluate_ocr(predictor, pages, (0.5, ALSO_IOU), batch_size=args.batch_size)
     report.update(det_arch=args.det_arch or "default", reco_arch=args.reco_arch or "default")
     if args.json:

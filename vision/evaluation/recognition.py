@@ -123,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the set, run the predictor, print the scores; returns the process exit code."""
-    from vision.models.recognition.predictor import recognition_predictor
+    from vision.predictors.recognition.predictor import recognition_predictor
 
     images, truths, ids = load_crop_set(args.data, args.limit)
     weights = None if str(args.weights).lower() == "none" else args.weights

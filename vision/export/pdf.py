@@ -22,11 +22,11 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import Image
 
-from vision.export._atomic import write_atomically
+from vision._atomic import write_atomically
 from vision.export._xml import SOFTWARE, VERSION
 from vision.structures.document import Document, Page, Word
 
-__all__ = ["save_pdf", "find_unicode_font"]
+__all__ = ["save_pdf", "pdf_bytes", "find_unicode_font"]
 
 _SYSTEM_FONTS = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",  # Debian, Ubuntu (fonts-dejavu-core)
@@ -72,6 +72,11 @@ def save_pdf(
             not Latin-1.
         ValueError: for a non-positive ``dpi`` or a page with empty dimensions.
     """
+    write_atomically(path, pdf_bytes(doc, dpi=dpi, font_path=font_path))
+
+
+def pdf_bytes(doc: Document, *, dpi: float = 150.0, font_path: str | os.PathLike[str] | None = None) -> bytes:
+    """The searchable PDF of :func:`save_pdf` as bytes (same arguments and errors)."""
     if dpi <= 0:
         raise ValueError(f"dpi must be positive, got {dpi}")
     pdf = FPDF(unit="pt")
@@ -81,7 +86,7 @@ def save_pdf(
     font = _set_up_font(pdf, doc, font_path)
     for page in doc.pages:
         _add_page(pdf, page, font, 72.0 / dpi)
-    write_atomically(path, bytes(pdf.output()))
+    return bytes(pdf.output())
 
 
 def _set_up_font(

@@ -24,16 +24,16 @@ from dataclasses import dataclass
 
 import pikepdf
 
-from vision.export._atomic import write_atomically
+from vision._atomic import write_atomically
 from vision.export._glyphless import add_glyphless_font
 from vision.export._xml import SOFTWARE, VERSION
+from vision.export.pdf_redo import page_has_text
 from vision.export.pdf_layer import graft_words, page_rotation, set_page_rotation, skew_matrix
 from vision.export.pdfa import make_pdfa, save_options
 from vision.export.source_pdf import open_source_pdf
-from vision.io.sniff import sniff_format
 from vision.structures.document import Document, Page
 
-__all__ = ["SearchableOptions", "searchable_pdf", "write_searchable_pdf", "pages_with_text", "skew_angle"]
+__all__ = ["SearchableOptions", "searchable_pdf", "skew_angle", "write_searchable_pdf"]
 
 _MIN_SKEW = 0.1  # degrees: a smaller measured skew leaves the page as it is
 
@@ -59,31 +59,6 @@ class SearchableOptions:
     image_dpi: float = 150.0
 
 
-def pages_with_text(data: bytes, password: str | None = None) -> set[int]:
-    """Indices of the pages of the PDF ``data`` whose text layer has words (none for an image)."""
-    import pypdfium2 as pdfium
-
-    from vision.io.pdf import _PDFIUM_LOCK
-    from vision.io.pdf_text import text_layer_words
-
-    if sniff_format(data[:4096]) != "pdf":
-        return set()
-    with _PDFIUM_LOCK:
-        document = pdfium.PdfDocument(data, password=password)
-        try:
-            found = set()
-            for index in range(len(document)):
-                page = document[index]
-                try:
-                    if text_layer_words(page):
-                        found.add(index)
-                finally:
-                    page.close()
-            return found
-        finally:
-            document.close()
-
-
 def skew_angle(page: Page) -> float:
     """Median angle in degrees of the words' top edges in page pixels (positive: descending to the right)."""
     height, width = page.dimensions
@@ -96,12 +71,14 @@ def skew_angle(page: Page) -> float:
     return statistics.median(angles) if angles else 0.0
 
 
-def _apply(pdf: pikepdf.Pdf, doc: Document, options: SearchableOptions, skip: set[int]) -> None:
+def _apply(pdf: pikepdf.Pdf, doc: Document, options: SearchableOptions) -> None:
     font = None
     for page in doc.pages:
-        if page.page_idx in skip or not 0 <= page.page_idx < len(pdf.pages):
+        if not 0 <= page.page_idx < len(pdf.pages):
             continue
         target = pdf.pages[page.page_idx]
+        if options.skip_text and page_has_text(target):
+            continue
         angle = skew_angle(page) if options.deskew else 0.0
         font = font if font is not None else add_glyphless_font(pdf)
         rotation = page_rotation(target)
@@ -120,8 +97,7 @@ def searchable_pdf(data: bytes, doc: Document, options: SearchableOptions, *, na
         vision.export.pdfa.PdfaError: ``pdfa`` asked for a document that cannot become PDF/A as it is.
     """
     with open_source_pdf(data, name, password=options.password, default_dpi=options.image_dpi) as pdf:
-        skip = pages_with_text(data, options.password) if options.skip_text else set()
-        _apply(pdf, doc, options, skip)
+        _apply(pdf, doc, options)
         creator = f"{SOFTWARE} {VERSION}"
         if options.pdfa:
             make_pdfa(pdf, creator=creator)

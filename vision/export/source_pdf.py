@@ -15,7 +15,6 @@ import pikepdf
 from PIL import Image
 
 from vision.errors import CorruptFile, PasswordRequired, UnsupportedFormat
-from vision.io.sniff import kind_of, sniff_format
 
 __all__ = ["open_source_pdf", "image_to_pdf"]
 
@@ -48,6 +47,8 @@ def image_to_pdf(data: bytes, name: str, *, default_dpi: float) -> bytes:
 
     try:
         dpi = _declared_dpi(data)
+    except Image.UnidentifiedImageError:
+        raise UnsupportedFormat(name, "a searchable PDF is made from a PDF or an image") from None
     except Exception as exc:
         raise CorruptFile(name, f"damaged image ({exc})") from None
     options = {"rotation": img2pdf.Rotation.ifvalid}
@@ -73,10 +74,7 @@ def open_source_pdf(
         CorruptFile: a damaged PDF or image.
         UnsupportedFormat: neither a PDF nor an image.
     """
-    fmt = sniff_format(data[:4096])
-    if fmt != "pdf":
-        if kind_of(fmt) != "image":
-            raise UnsupportedFormat(name, "a searchable PDF is made from a PDF or an image")
+    if b"%PDF-" not in data[:1024]:  # PDF readers accept up to 1 KiB of junk before the header
         data = image_to_pdf(data, name, default_dpi=default_dpi)
     try:
         return pikepdf.open(io.BytesIO(data), password=password or "")

@@ -28,6 +28,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from vision._atomic import atomic_path
+from vision.settings import cache_dir
+
 __all__ = [
     "OnnxRunner",
     "cached_runner",
@@ -97,9 +100,8 @@ def onnx_available() -> bool:
 
 
 def default_cache_dir() -> Path:
-    """``$VISION_CACHE/onnx`` or ``~/.cache/vision/onnx``: where exported models are kept."""
-    root = os.environ.get("VISION_CACHE") or Path.home() / ".cache" / "vision"
-    return Path(root) / "onnx"
+    """Where exported models are kept: :func:`vision.settings.cache_dir` ``("onnx")``."""
+    return cache_dir("onnx")
 
 
 def model_key(model: nn.Module, *extra: object) -> str:
@@ -138,25 +140,25 @@ def cached_runner(model: nn.Module, example: torch.Tensor, *, name: str,
         except Exception as exc:  # noqa: BLE001
             _log.warning("re-exporting unreadable cached ONNX model %s (%s)", target, exc)
     export = copy.deepcopy(model).float().cpu().eval()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".onnx", dir=folder)
-        os.close(fd)
-    except OSError as exc:
-        _log.info("ONNX cache %s is not writable (%s); exporting to a temporary folder", folder, exc)
+    if not _writable(folder):
+        _log.info("ONNX cache %s is not writable; exporting to a temporary folder", folder)
         with tempfile.TemporaryDirectory() as scratch:
             path = export_onnx(export, Path(scratch) / f"{name}.onnx", example.float().cpu(),
                                dynamic_axes=axes, output_name=output_name)
             return OnnxRunner(path, providers=providers, threads=threads)
-    try:
+    with atomic_path(target) as tmp:  # concurrent processes never read a half-written file
         export_onnx(export, tmp, example.float().cpu(), dynamic_axes=axes, output_name=output_name)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600: keep the cache readable like any other cached file
-        os.replace(tmp, target)  # atomic: concurrent processes never read a half-written file
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
     _prune(folder, name, keep=KEEP_PER_NAME)
     return OnnxRunner(target, providers=providers, threads=threads)
+
+
+def _writable(folder: Path) -> bool:
+    """Whether exports can be written into ``folder`` (made when missing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def _touch(path: Path) -> None:

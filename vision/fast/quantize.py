@@ -6,17 +6,22 @@
 * CUDA: torchao ``Int8DynamicActivationInt8WeightConfig`` on the linear layers (int8 tensor-core matmuls).
 
 Convolutions stay in floating point on both paths: they are small depthwise/pointwise layers here.
+
+:func:`quantize_onnx_int8` quantizes an exported ONNX graph instead (onnxruntime's ``quantize_dynamic``):
+the detector has no ``Linear``/``LSTM`` layers, so its int8 path quantizes the graph's convolutions.
 """
 
 from __future__ import annotations
 
 import copy
 import warnings
+from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 from torch import nn
 
-__all__ = ["quantize_int8"]
+__all__ = ["quantize_int8", "quantize_onnx_int8"]
 
 
 def quantize_int8(model: nn.Module, *, device: str | torch.device | None = None, inplace: bool = False) -> nn.Module:
@@ -43,3 +48,15 @@ def quantize_int8(model: nn.Module, *, device: str | torch.device | None = None,
     model = model.to(target)
     quantize_(model, Int8DynamicActivationInt8WeightConfig())
     return model
+
+
+def quantize_onnx_int8(onnx_path: str | Path, out_path: str | Path, *,
+                       op_types: Sequence[str] = ("Conv",)) -> Path:
+    """Int8 dynamic quantization of the ``op_types`` layers of an exported ONNX graph (weights per channel,
+    activations quantized on the fly by onnxruntime); returns ``out_path``."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out_path = Path(out_path)
+    quantize_dynamic(str(onnx_path), str(out_path), weight_type=QuantType.QUInt8, per_channel=True,
+                     op_types_to_quantize=list(op_types))
+    return out_path

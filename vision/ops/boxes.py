@@ -17,6 +17,8 @@ __all__ = [
     "order_quad",
     "clip_boxes",
     "scale_boxes",
+    "pixel_boxes",
+    "corner_boxes",
     "intersection_over_first",
 ]
 
@@ -94,3 +96,22 @@ def scale_boxes(boxes: np.ndarray, sx: float, sy: float) -> np.ndarray:
     """Multiply x coordinates of ``boxes (float[N, 4])`` by ``sx`` and y coordinates by ``sy``."""
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     return b * np.array([sx, sy, sx, sy])
+
+
+def pixel_boxes(boxes: np.ndarray, height: int, width: int) -> np.ndarray:
+    """Relative ``boxes (float[N, 4])`` as whole-pixel ``float[N, 4]`` boxes on a ``height x width`` image,
+    rounded outwards, clamped to the image and at least 1 x 1 pixel (what :func:`~vision.ops.crops.box_crops`
+    cuts)."""
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    x0 = np.clip(np.floor(b[:, 0] * width), 0, width - 1)
+    y0 = np.clip(np.floor(b[:, 1] * height), 0, height - 1)
+    x1 = np.maximum(np.clip(np.ceil(b[:, 2] * width), 0, width), x0 + 1)
+    y1 = np.maximum(np.clip(np.ceil(b[:, 3] * height), 0, height), y0 + 1)
+    return np.stack([x0, y0, x1, y1], axis=1)
+
+
+def corner_boxes(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``float[N, 4]`` boxes spanned by opposite corners ``lo, hi (float[N, 2])``, ordered and clamped to the
+    unit page."""
+    lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+    return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=1)

@@ -22,6 +22,8 @@ from torch import Tensor
 from torch.nn import functional as F
 from torchvision.ops import roi_align
 
+from vision.ops.boxes import pixel_boxes
+
 __all__ = ["box_crops", "polygon_crops", "polygon_sizes", "crop_widths", "roi_crops", "warp_crops"]
 
 
@@ -35,13 +37,8 @@ def box_crops(image: np.ndarray, boxes: np.ndarray) -> list[np.ndarray]:
     Returns:
         ``N`` views into ``image`` (no copy), each at least 1 x 1 pixel, rounded outwards to whole pixels.
     """
-    h, w = image.shape[:2]
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    x0 = np.clip(np.floor(boxes[:, 0] * w), 0, w - 1).astype(int)
-    y0 = np.clip(np.floor(boxes[:, 1] * h), 0, h - 1).astype(int)
-    x1 = np.maximum(np.clip(np.ceil(boxes[:, 2] * w), 0, w).astype(int), x0 + 1)
-    y1 = np.maximum(np.clip(np.ceil(boxes[:, 3] * h), 0, h).astype(int), y0 + 1)
-    return [image[b:d, a:c] for a, b, c, d in zip(x0, y0, x1, y1)]
+    px = pixel_boxes(boxes, *image.shape[:2]).astype(int)
+    return [image[b:d, a:c] for a, b, c, d in px.tolist()]
 
 
 def polygon_sizes(polygons: np.ndarray) -> np.ndarray:

@@ -22,13 +22,13 @@ import numpy as np
 
 from vision.ops.boxes import order_quad
 
-__all__ = ["DBParams", "DBBoxes", "binarize", "unclip", "region_score", "db_postprocess"]
+__all__ = ["DBOptions", "DBBoxes", "binarize", "unclip", "region_score", "db_postprocess"]
 
 _CLIPPER_SCALE = 8.0  # pyclipper works on integers: offset at 1/8 px precision
 
 
 @dataclass(frozen=True)
-class DBParams:
+class DBOptions:
     """Post-processing settings.
 
     Attributes:
@@ -96,7 +96,7 @@ def region_score(
     return float(cv2.mean(prob[y : y + h, x : x + w], mask=mask)[0])
 
 
-def db_postprocess(prob: np.ndarray, params: DBParams = DBParams(), *, straight: bool = True) -> DBBoxes:
+def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straight: bool = True) -> DBBoxes:
     """Word boxes from one probability map.
 
     Args:

@@ -1,7 +1,7 @@
 """Pipelines: small compositions of stages over batches of pages (OCR, video).
 
     import vision
-    ocr = vision.ocr_predictor()          # OCROptions-backed; see vision.pipelines.ocr
+    ocr = vision.ocr_predictor()          # OCROptions-backed; see vision.pipelines.ocr.predictor
     doc = ocr(pages)                      # vision.structures.Document
     ocr.pipeline                          # read -> text_layer -> detect -> crop -> recognize -> layout
 
@@ -16,10 +16,10 @@ from typing import Any
 _LAZY = {
     "Pipeline": "vision.pipelines.base",
     "PageState": "vision.pipelines.base",
-    "OCROptions": "vision.pipelines.ocr",
-    "OCRPredictor": "vision.pipelines.ocr",
-    "ocr_predictor": "vision.pipelines.ocr",
-    "LayoutOptions": "vision.pipelines.layout",
+    "OCROptions": "vision.pipelines.ocr.predictor",
+    "OCRPredictor": "vision.pipelines.ocr.predictor",
+    "ocr_predictor": "vision.pipelines.ocr.predictor",
+    "LayoutOptions": "vision.pipelines.ocr.reading_order",
 }
 
 __all__ = list(_LAZY)

@@ -1,7 +1,7 @@
 """A small pipeline: named stages, each a callable over a batch of pages, run in order.
 
 Not a framework: a stage is any ``Callable[[list[T]], list[U]]``. The OCR pipeline passes
-:class:`PageState` records between its stages (see :mod:`vision.pipelines.ocr`), and a user swaps a stage by
+:class:`PageState` records between its stages (see :mod:`vision.pipelines.ocr.predictor`), and a user swaps a stage by
 name with :meth:`Pipeline.replace`::
 
     pipe = predictor.pipeline.replace("detect", my_detect_stage)
@@ -80,7 +80,7 @@ class PageState:
         orientation: clockwise degrees applied to ``page.image`` to get ``image`` (0, 90, 180, 270).
         skew: measured text angle in degrees on ``image`` (rotated pages only; used by the layout).
         deskew: ``2 x 3`` affine map from ``image`` pixels back to the turned page's pixels when
-            :class:`~vision.pipelines.orientation.DeskewStage` levelled the page, else ``None``.
+            :class:`~vision.pipelines.ocr.orientation.DeskewStage` levelled the page, else ``None``.
         boxes: ``[N, 4]`` float32 relative word boxes from detection (``None`` until detected).
         polygons: ``[N, 4, 2]`` float32 relative quads, clockwise from the text's top-left.
         scores: ``[N]`` detection scores.
@@ -92,7 +92,7 @@ class PageState:
         regions: non-text regions found by the layout.
         device_image: ``image`` uploaded to a device once for every stage that reads it there, with the
             array it was made from (stale, and uploaded again, once a stage replaces ``image``); see
-            :func:`vision.pipelines.device.device_page`.
+            :func:`vision.pipelines.ocr.device.device_page`.
     """
 
     page: PageImage

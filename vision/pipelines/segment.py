@@ -22,7 +22,7 @@ def segment_image(image: np.ndarray | PageImage, predictor: Any, *, points: Sequ
 
     Args:
         image: RGB uint8 ``(H, W, 3)`` or a :class:`PageImage`.
-        predictor: a :class:`~vision.models.segmentation.predictor.SamPredictor`.
+        predictor: a :class:`~vision.predictors.segmentation.predictor.SamPredictor`.
         points, labels: pixel ``(x, y)`` points forming one prompt (labels default to 1 = foreground).
         boxes: pixel ``xyxy`` boxes, one prompt each (combined with ``points`` when exactly one box is given).
         auto: ignore prompts and run the automatic mask generator (``auto_options`` override its settings).
@@ -34,7 +34,7 @@ def segment_image(image: np.ndarray | PageImage, predictor: Any, *, points: Sequ
     page = image if isinstance(image, PageImage) else PageImage(image=image, source="<array>", index=0,
                                                                  original_size=image.shape[:2])
     if auto:
-        from vision.models.segmentation.automatic import SamAutomaticMaskGenerator
+        from vision.predictors.segmentation.automatic import SamAutomaticMaskGenerator
 
         regions = SamAutomaticMaskGenerator(predictor, **(auto_options or {})).generate(page.image)
     else:

@@ -245,12 +245,12 @@ def prepare_assets(
     """Make the carried training assets under ``out``: ``pdfpages/`` (rendered PDF pages + word boxes),
     ``fonts/`` (subset fonts + coverage) and ``dict/`` (compact word lists). Runs on the dev machine."""
     from vision.training.synth.corpus import prepare_word_lists
-    from vision.training.synth.pages import subset_fonts
+    from vision.training.synth.pages import carry_page_fonts
     from vision.training.synth.pdf_pages import build_page_set
 
     pdfs = sorted(Path(pdf_root).rglob("*.pdf"))
     return {
         "pdf_pages": build_page_set(pdfs, Path(out) / "pdfpages", max_pages=pdf_pages, seed=seed),
-        "fonts": subset_fonts(fonts_src, Path(out) / "fonts"),
+        "fonts": carry_page_fonts(fonts_src, Path(out) / "fonts"),
         "words": prepare_word_lists(dict_src, Path(out) / "dict", max_per_list=25000, seed=0),
     }

@@ -15,8 +15,8 @@ import torch
 
 from vision.evaluation.metrics import Counts, detection_counts
 from vision.models.detection.dbnet import DBNet, DBProbability
-from vision.models.detection.predictor import DetectionPredictor, fit_page, pick_shape
-from vision.ops.db_postprocess import DBParams, db_postprocess
+from vision.predictors.detection.predictor import DetectionPredictor, fit_page, pick_shape
+from vision.ops.db_postprocess import DBOptions, db_postprocess
 from vision.training.detection_data import DataConfig, validation_pages
 
 __all__ = ["validate", "calibrate", "UNCLIP_SWEEP", "BIN_SWEEP"]
@@ -26,7 +26,7 @@ BIN_SWEEP = (0.2, 0.3, 0.4)
 _PAGES: list[tuple[np.ndarray, np.ndarray]] = []  # (prob map, truth boxes) shared with forked workers
 
 
-def _score(params: DBParams) -> Counts:
+def _score(params: DBOptions) -> Counts:
     total = Counts()
     for prob, boxes in _PAGES:
         h, w = prob.shape
@@ -35,7 +35,7 @@ def _score(params: DBParams) -> Counts:
     return total
 
 
-def _row(params: DBParams, c: Counts) -> dict[str, Any]:
+def _row(params: DBOptions, c: Counts) -> dict[str, Any]:
     return {
         "unclip_ratio": params.unclip_ratio,
         "pad": params.pad,
@@ -47,7 +47,7 @@ def _row(params: DBParams, c: Counts) -> dict[str, Any]:
     }
 
 
-def _sweep(settings: list[DBParams], deadline: float) -> list[dict[str, Any]]:
+def _sweep(settings: list[DBOptions], deadline: float) -> list[dict[str, Any]]:
     """Score every setting in forked worker processes; settings unfinished at ``deadline`` are left out."""
     workers = max(1, min(len(settings), (os.cpu_count() or 2) - 1))
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
@@ -98,11 +98,11 @@ def validate(
     n = _load_pages(model, data, device, limit, label_pad)
     if not n:
         return {"pages": 0}
-    base = DBParams()
-    rows = _sweep([DBParams(unclip_ratio=u, bin_thresh=base.bin_thresh) for u in UNCLIP_SWEEP], deadline)
+    base = DBOptions()
+    rows = _sweep([DBOptions(unclip_ratio=u, bin_thresh=base.bin_thresh) for u in UNCLIP_SWEEP], deadline)
     best_u = max(rows, key=lambda r: r["f1"])["unclip_ratio"] if rows else base.unclip_ratio
     rows += _sweep(
-        [DBParams(unclip_ratio=best_u, bin_thresh=b) for b in BIN_SWEEP if b != base.bin_thresh], deadline
+        [DBOptions(unclip_ratio=best_u, bin_thresh=b) for b in BIN_SWEEP if b != base.bin_thresh], deadline
     )
     default = next(
         (r for r in rows if r["unclip_ratio"] == base.unclip_ratio and r["bin_thresh"] == base.bin_thresh),
@@ -134,7 +134,7 @@ def calibrate(
     """
     deadline = time.time() + budget_s
     n = _load_pages(model, data, device, None, label_pad)
-    rows = _sweep([DBParams(unclip_ratio=u, pad=p) for u in unclip for p in pad], deadline)
+    rows = _sweep([DBOptions(unclip_ratio=u, pad=p) for u in unclip for p in pad], deadline)
     return {
         "pages": n,
         "label_pad": label_pad,

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from vision.models import get_model
-from vision.models.recognition.preprocess import STRIDE
+from vision.predictors.recognition.preprocess import STRIDE
 from vision.models.recognition.vocab import decode
 from vision.ops.ctc import ctc_best_path
 from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
@@ -209,7 +209,7 @@ def validate_real(model: torch.nn.Module, crops: tuple[list, list[str]], device:
     """Read a real crop set through the inference predictor (its resizing and width buckets, greedy
     decoding) with ``model``; the scores are only logged: they must not steer training."""
     from vision.evaluation.recognition import score_texts
-    from vision.models.recognition.predictor import RecognitionPredictor
+    from vision.predictors.recognition.predictor import RecognitionPredictor
 
     model.eval()
     reader = RecognitionPredictor(model, arch=arch, device=device, dtype=torch.float32, max_width=width,

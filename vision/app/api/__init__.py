@@ -38,7 +38,7 @@ def segmentation_enabled(settings: ServiceSettings) -> bool:
     """POST /v1/segment and the UI tab exist when a checkpoint is configured and SAM is in this build."""
     return (
         settings.models.sam_checkpoint is not None
-        and importlib.util.find_spec("vision.models.segmentation.predictor") is not None
+        and importlib.util.find_spec("vision.predictors.segmentation.predictor") is not None
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,37 +17,20 @@ from vision.io import DocumentFile
 from vision.io._source import FileSource
 from vision.io.page import PageImage
 from vision.settings import Limits
+from vision.export.formats import get_format
+from vision.export.formats import render as render_format
 from vision.structures import Document
 
 __all__ = [
-    "MEDIA_TYPES",
     "ReadOptions",
     "check_size",
     "iter_pages",
     "open_document",
     "parse_pages",
     "renamed",
-    "render",
+    "response",
 ]
 
-MEDIA_TYPES = {
-    "json": "application/json",
-    "txt": "text/plain; charset=utf-8",
-    "hocr": "application/xhtml+xml",
-    "alto": "application/xml",
-    "pdf": "application/pdf",
-    "srt": "application/x-subrip",
-    "vtt": "text/vtt; charset=utf-8",
-}
-_SUFFIX = {
-    "json": ".json",
-    "txt": ".txt",
-    "hocr": ".hocr.html",
-    "alto": ".alto.xml",
-    "pdf": ".pdf",
-    "srt": ".srt",
-    "vtt": ".vtt",
-}
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
@@ -132,32 +114,15 @@ def iter_pages(doc: DocumentFile, filename: str, indices: range | None = None) -
         raise renamed(exc, filename) from exc
 
 
-def _pdf_bytes(doc: Document) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="vision-pdf-") as tmp:
-        path = Path(tmp) / "out.pdf"
-        doc.save_pdf(path)
-        return path.read_bytes()
-
-
-_RENDERERS: dict[str, Callable[[Document], bytes]] = {
-    "txt": lambda d: d.render().encode(),
-    "hocr": lambda d: d.export_hocr().encode(),
-    "alto": lambda d: d.export_alto().encode(),
-    "pdf": _pdf_bytes,
-    "srt": lambda d: d.to_srt().encode(),
-    "vtt": lambda d: d.to_vtt().encode(),
-}
-
-
 def download_name(filename: str, fmt: str) -> str:
     """``scan.pdf`` + ``hocr`` -> ``scan.hocr.html`` (ASCII letters, digits, ``._-`` only)."""
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename).stem).strip("._") or "document"
-    return stem[:100] + _SUFFIX[fmt]
+    return stem[:100] + get_format(fmt).extension
 
 
-def render(doc: Document, fmt: str, filename: str) -> Response:
+def response(doc: Document, fmt: str, filename: str) -> Response:
     """``doc`` as a response in ``fmt`` (``json`` is the document JSON; others are downloads)."""
     if fmt == "json":
         return JSONResponse(doc.export())
     headers = {"Content-Disposition": f'inline; filename="{download_name(filename, fmt)}"'}
-    return Response(_RENDERERS[fmt](doc), media_type=MEDIA_TYPES[fmt], headers=headers)
+    return Response(render_format(doc, fmt), media_type=get_format(fmt).media_type, headers=headers)

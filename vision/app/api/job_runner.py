@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from vision.app.api.errors import vision_error_status
-from vision.app.api.jobs import JobRecord, JobStore, new_owner
+from vision.app.api.job_store import JobRecord, JobStore, new_owner
 from vision.errors import VisionError
 
 __all__ = ["JobContext", "JobHandler", "JobInterrupted", "JobRunner"]

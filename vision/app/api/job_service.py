@@ -14,9 +14,9 @@ from typing import Any, BinaryIO
 from vision.app.api.documents import ReadOptions, iter_pages, open_document
 from vision.app.api.errors import ApiError
 from vision.app.api.job_runner import JobContext, JobRunner
-from vision.app.api.jobs import JobRecord, JobStore
+from vision.app.api.job_store import JobRecord, JobStore
 from vision.app.api.runtime import Runtime
-from vision.export._atomic import write_atomically
+from vision._atomic import write_atomically
 from vision.structures import Document
 
 __all__ = ["JobService"]
@@ -119,8 +119,8 @@ class JobService:
     def _video(self, job: JobRecord, ctx: JobContext) -> None:
         """Frames are OCR'd in batches, each saved before progress is recorded; a resumed job starts
         sampling at the first frame without a checkpoint, and the timeline is merged over all frames."""
-        from vision.pipelines.timeline import video_document
-        from vision.pipelines.video import VideoOCR, VideoOCRConfig
+        from vision.pipelines.video.timeline import video_document
+        from vision.pipelines.video.pipeline import VideoOCR, VideoOptions
 
         chunks = _Checkpoints(self.store.job_dir(job.id) / "pages")
         interval = 1.0 / (job.options.get("fps") or self.runtime.settings.jobs.video_fps)
@@ -145,7 +145,7 @@ class JobService:
             ctx.checkpoint(done, total[0])
             return doc
 
-        config = VideoOCRConfig(
+        config = VideoOptions(
             fps=1.0 / interval,
             start=done * interval if done else None,
             workers=1,

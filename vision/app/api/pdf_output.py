@@ -8,7 +8,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Form, Query, Response
 
-from vision.app.api.documents import MEDIA_TYPES, download_name
+from vision.app.api.documents import download_name
+from vision.export.formats import get_format
 from vision.export.searchable import SearchableOptions, searchable_pdf
 from vision.io.page import PageImage
 from vision.structures import Document, Page
@@ -51,5 +52,5 @@ def pdf_response(
     options = SearchableOptions(skip_text=mode != "ocr", password=password, image_dpi=dpi)
     headers = {"Content-Disposition": f'inline; filename="{download_name(filename, "pdf")}"'}
     return Response(
-        searchable_pdf(data, doc, options, name=filename), media_type=MEDIA_TYPES["pdf"], headers=headers
+        searchable_pdf(data, doc, options, name=filename), media_type=get_format("pdf").media_type, headers=headers
     )

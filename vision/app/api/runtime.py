@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from vision.app.api.batching import DynamicBatcher
+from vision.app.api.request_batcher import DynamicBatcher
 from vision.app.api.metrics import Metrics
 from vision.app.api.settings import ModelSettings, ServiceSettings
 from vision.io.page import PageImage
@@ -27,33 +27,16 @@ __all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_
 log = logging.getLogger(__name__)
 
 
-def _weights(value: str) -> str | None:
-    """Settings spell random initialisation ``"random"``; the predictor builders spell it ``None``."""
-    return None if value == "random" else value
-
-
 def build_ocr_predictor(models: ModelSettings) -> Any:
     """The OCR predictor the settings describe (built once per process)."""
-    from vision.models.detection.predictor import detection_predictor
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
-    detector = detection_predictor(
-        models.det_arch, weights=_weights(models.det_weights), device=models.device
-    )
-    if models.det_input_shapes:
-        detector.shapes = tuple(tuple(s) for s in models.det_input_shapes)  # smaller inputs: faster, coarser
-    return ocr_predictor(
-        models.det_arch,
-        models.reco_arch,
-        det_predictor=detector,
-        reco_weights=_weights(models.reco_weights),
-        device=models.device,
-    )
+    return ocr_predictor(options=models.ocr_options())
 
 
 def video_available() -> bool:
     """Whether the video OCR pipeline is installed in this build."""
-    return importlib.util.find_spec("vision.pipelines.video") is not None
+    return importlib.util.find_spec("vision.pipelines.video.pipeline") is not None
 
 
 class OcrService:
@@ -159,10 +142,10 @@ class Runtime:
 def _build_sam(models: ModelSettings) -> SamService | None:
     if models.sam_checkpoint is None:
         return None
-    if importlib.util.find_spec("vision.models.segmentation.predictor") is None:
+    if importlib.util.find_spec("vision.predictors.segmentation.predictor") is None:
         log.warning("a SAM checkpoint is configured but this build has no SAM predictor")
         return None
-    from vision.models.segmentation.predictor import sam_predictor
+    from vision.predictors.segmentation.predictor import sam_predictor
 
     return SamService(
         sam_predictor(str(models.sam_checkpoint), model_type=models.sam_model_type, device=models.device)

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from vision.export.formats import DOCUMENT_FORMATS, FORMATS
+
 __all__ = [
     "BlockOut",
     "DocumentOut",
@@ -109,26 +111,10 @@ class DocumentOut(BaseModel):
     timeline: list[TimelineEntryOut]
 
 
-class OcrFormat(str, Enum):
-    """Output formats of ``POST /v1/ocr``."""
-
-    json = "json"
-    txt = "txt"
-    hocr = "hocr"
-    alto = "alto"
-    pdf = "pdf"
-
-
-class ResultFormat(str, Enum):
-    """Output formats of a job result (subtitles only make sense for videos)."""
-
-    json = "json"
-    txt = "txt"
-    hocr = "hocr"
-    alto = "alto"
-    pdf = "pdf"
-    srt = "srt"
-    vtt = "vtt"
+OcrFormat = Enum("OcrFormat", [(name, name) for name in DOCUMENT_FORMATS], type=str)
+OcrFormat.__doc__ = "Output formats of ``POST /v1/ocr`` (:data:`vision.export.formats.DOCUMENT_FORMATS`)."
+ResultFormat = Enum("ResultFormat", [(name, name) for name in FORMATS], type=str)
+ResultFormat.__doc__ = "Output formats of a job result (every format; subtitles only make sense for videos)."
 
 
 class JobStatus(str, Enum):

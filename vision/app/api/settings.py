@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import (
@@ -28,6 +28,9 @@ from pydantic_settings import (
 )
 
 from vision.settings import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from vision.pipelines.ocr.options import OCROptions
 
 __all__ = ["BatchSettings", "JobSettings", "LimitSettings", "ModelSettings", "ServiceSettings"]
 
@@ -90,6 +93,12 @@ class ModelSettings(_Group):
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
     )
     sam_model_type: str = Field("vit_b", description="SAM image encoder size: vit_b, vit_l or vit_h")
+
+    def ocr_options(self) -> OCROptions:
+        """These settings as the OCR product's options type."""
+        from vision.pipelines.ocr.options import options_from_args
+
+        return options_from_args(self, det_input_shapes=self.det_input_shapes)
 
 
 class JobSettings(_Group):

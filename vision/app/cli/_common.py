@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from vision.settings import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
-    from vision.pipelines.ocr import OCRPredictor
+    from vision.pipelines.ocr.predictor import OCRPredictor
 
 __all__ = [
     "add_limit_arguments",
@@ -103,33 +103,19 @@ def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) ->
 
 
 def add_ocr_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights`` and ``--device``."""
-    parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
-    parser.add_argument(
-        "--reco-arch", default=None, help="registered recognition model (default: the default)"
-    )
-    parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
-    parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
-    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    """:func:`vision.pipelines.ocr.options.add_model_arguments` (imported when a command is registered)."""
+    from vision.pipelines.ocr.options import add_model_arguments
+
+    add_model_arguments(parser)
 
 
-def _weights(value: str) -> str | None:
-    """A weights option: ``none`` or ``random`` mean randomly initialised models (``None``)."""
-    return None if value.lower() in ("none", "random") else value
+def ocr_predictor_from_args(args: argparse.Namespace, **changes: Any) -> OCRPredictor:
+    """The OCR predictor of :func:`add_ocr_model_arguments`' flags; ``changes`` are further
+    :class:`~vision.pipelines.ocr.options.OCROptions` fields."""
+    from vision.pipelines.ocr.options import options_from_args
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
-
-def ocr_predictor_from_args(args: argparse.Namespace, **options: Any) -> OCRPredictor:
-    """The OCR predictor of :func:`add_ocr_model_arguments`' options; ``options`` go to ``ocr_predictor``."""
-    from vision.pipelines.ocr import ocr_predictor
-
-    return ocr_predictor(
-        args.det_arch,
-        args.reco_arch,
-        det_weights=_weights(args.det_weights),
-        reco_weights=_weights(args.reco_weights),
-        device=args.device,
-        **options,
-    )
+    return ocr_predictor(options=options_from_args(args, **changes))
 
 
 def scan_inputs(

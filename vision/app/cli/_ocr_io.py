@@ -4,9 +4,10 @@
   goes to stdout without ``-o`` when stdout is not a terminal): ``vision ocr - -f pdf < in.pdf > out.pdf``.
 * ``--pages 1-3,7`` (1-based, as OCRmyPDF) OCRs those PDF pages; a searchable PDF keeps the other pages
   as they are. ``--password`` opens encrypted PDFs (the output is not encrypted).
-* Output names append the format's extension unless the name already has it: ``scan.pdf`` ->
-  ``scan.pdf`` with ``--format pdf``, ``scan.png`` -> ``scan.png.pdf``, ``scan.pdf`` -> ``scan.pdf.txt``
-  (so ``scan.png`` and ``scan.pdf`` in one folder never write the same file).
+* Output names append the format's extension unless the name already has it
+  (:func:`vision.export.formats.output_path`): ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``,
+  ``scan.png`` -> ``scan.png.pdf``, ``scan.pdf`` -> ``scan.pdf.txt`` (so ``scan.png`` and ``scan.pdf`` in
+  one folder never write the same file).
 * ``--format pdf`` writes the text layer onto the original (:mod:`vision.export.searchable`): pages with a
   text layer are left as they are (``--pdf-text auto``, also ``--skip-text``), ``--redo-ocr`` first removes
   an earlier OCR layer (invisible text) and OCRs those pages again, ``--force-ocr`` rasterises every page
@@ -20,7 +21,6 @@ import argparse
 import io
 import re
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -32,7 +32,6 @@ __all__ = [
     "PageSelectionError",
     "add_io_arguments",
     "open_pages",
-    "output_name",
     "parse_pages",
     "pdf_bytes",
     "pdf_text_mode",
@@ -140,13 +139,6 @@ def open_pages(data: bytes, name: str, args: argparse.Namespace) -> Any:
         raise PageSelectionError(name, str(exc)) from None
 
 
-def output_name(relative: Path, extension: str) -> Path:
-    """``relative`` with ``.extension`` appended, unless it already ends with it."""
-    if relative.suffix.lower() == f".{extension}":
-        return relative
-    return relative.with_name(f"{relative.name}.{extension}")
-
-
 def pdf_bytes(data: bytes, doc: Document, args: argparse.Namespace, name: str) -> bytes:
     """The searchable PDF of ``data`` for the options: on the original, or rasterised with ``--force-ocr``
     and ``--rectify`` (whose pages are the rectified images)."""
@@ -167,10 +159,9 @@ def pdf_bytes(data: bytes, doc: Document, args: argparse.Namespace, name: str) -
 
 def _rasterised(doc: Document, args: argparse.Namespace) -> bytes:
     """Page images under a text layer (:func:`vision.export.pdf.save_pdf`), PDF/A when asked."""
-    with tempfile.TemporaryDirectory(prefix="vision-pdf-") as folder:
-        path = Path(folder) / "out.pdf"
-        doc.save_pdf(path, dpi=args.dpi)
-        data = path.read_bytes()
+    from vision.export.pdf import pdf_bytes as rasterised_pdf
+
+    data = rasterised_pdf(doc, dpi=args.dpi)
     if args.output_type != "pdfa":
         return data
     import pikepdf

@@ -9,8 +9,9 @@ with ``--recursive``. Outputs:
 * ``-`` as the input reads stdin, ``-o -`` writes stdout (see :mod:`vision.app.cli._ocr_io`);
 * ``-o FILE`` with one input file: that file;
 * ``-o DIR`` (an existing folder, a name ending in ``/``, or several inputs): ``DIR/<name relative to the
-  folder given>.<format>`` (``scan.pdf`` -> ``scan.pdf.txt``; a name that already ends with the format's
-  extension keeps it: ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``).
+  folder given>`` plus the format's extension from :mod:`vision.export.formats` (``scan.pdf`` ->
+  ``scan.pdf.txt``, ``scan.pdf.alto.xml``; a name that already ends with the extension keeps it:
+  ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``). An output never overwrites its input.
 
 Every output is written atomically (a temporary sibling, then ``os.replace``). A file that cannot be read
 is reported on stderr and skipped; the exit code is 1 when any input failed, else 0.
@@ -43,22 +44,22 @@ from vision.app.cli._ocr_io import (
     STDIO,
     add_io_arguments,
     open_pages,
-    output_name,
     pdf_bytes,
     pdf_text_mode,
     read_input,
 )
 from vision.errors import VisionError
-from vision.export._atomic import write_atomically as replace_file
+from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
+from vision.export.formats import render as render_format
+from vision._atomic import write_atomically as replace_file
 from vision.structures import Document
 
-__all__ = ["register", "run", "collect_inputs", "render", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
+__all__ = ["register", "run", "collect_inputs", "text_output", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
 
-FORMATS = ("txt", "json", "hocr", "alto", "pdf", "tsv")
+FORMATS = DOCUMENT_FORMATS
 DOCUMENT_SUFFIXES = frozenset(
     {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".pdf"}
 )
-_EXTENSIONS = {"txt": "txt", "json": "json", "hocr": "hocr", "alto": "xml", "pdf": "pdf", "tsv": "tsv"}
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
     as_dir = out.is_dir() or str(args.output).endswith(os.sep) or not single_file
     if not as_dir:
         return [Job(found[0][0], out)] if found else []
-    jobs = [Job(src, out / output_name(rel, _EXTENSIONS[fmt])) for src, rel in found]
+    jobs = [Job(src, output_path(out / rel, fmt)) for src, rel in found]
     if any(j.output is not None and j.output.resolve() == j.source.resolve() for j in jobs):
         raise ValueError("an output would overwrite its input; give another -o folder")
     targets = [j.output for j in jobs]
@@ -176,27 +177,17 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
     return jobs
 
 
-def render(doc: Document, fmt: str) -> str:
-    """The text of a text output format."""
-    if fmt == "txt":
-        return doc.render() + "\n"
-    if fmt == "json":
-        return doc.to_json(indent=1) + "\n"
-    if fmt == "hocr":
-        return doc.export_hocr()
-    if fmt == "alto":
-        return doc.export_alto()
-    if fmt == "tsv":
-        from vision.export.tsv import to_tsv
-
-        return to_tsv(doc)
-    raise ValueError(f"{fmt!r} is not a text format")
+def text_output(doc: Document, fmt: str) -> str:
+    """The text of a text output format (:mod:`vision.export.formats`)."""
+    if get_format(fmt).binary:
+        raise ValueError(f"{fmt!r} is not a text format")
+    return render_format(doc, fmt).decode()
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` (making its folder) through a temporary sibling renamed into place."""
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` (making its folder) through a temporary sibling renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, text)
+    replace_file(path, data)
 
 
 def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
@@ -213,12 +204,11 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
         pdf = pdf_bytes(data, doc, args, str(job.source))
         if job.output is None:
             return len(doc.pages), pdf
-        job.output.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(job.output, pdf)
+        write_atomically(job.output, pdf)
     elif job.output is None:
-        return len(doc.pages), render(doc, args.format)
+        return len(doc.pages), text_output(doc, args.format)
     else:
-        write_atomically(job.output, render(doc, args.format))
+        write_atomically(job.output, render_format(doc, args.format, dpi=args.dpi))
     return len(doc.pages), None
 
 

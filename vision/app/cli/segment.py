@@ -74,7 +74,7 @@ def _read_rgb(path: Path, args: argparse.Namespace) -> np.ndarray:
 def run(args: argparse.Namespace) -> int:
     from PIL import Image
 
-    from vision.models.segmentation.predictor import sam_predictor
+    from vision.predictors.segmentation.predictor import sam_predictor
     from vision.pipelines.segment import segment_image
 
     image = _read_rgb(args.image, args)

@@ -4,7 +4,7 @@ Files named on the command line are read whatever their extension (FFmpeg decide
 folders contribute the files whose extension is a known video one (:data:`VIDEO_SUFFIXES`), and their
 subfolders with ``--recursive``. Outputs go to ``OUTDIR/<path relative to the folder given>.<format>``
 (``clip.mp4`` -> ``clip.mp4.srt``). Runs resume: videos whose outputs all exist are skipped, and outputs
-are written atomically (see :mod:`vision.pipelines.video_outputs`). A broken video is reported and
+are written atomically (see :mod:`vision.pipelines.video.outputs`). A broken video is reported and
 skipped; the exit code is 1 when any video failed, else 0.
 """
 
@@ -22,8 +22,8 @@ from tqdm import tqdm
 
 from vision.app.cli._common import add_limit_arguments, limits_from_args, scan_inputs
 from vision.errors import VisionError
-from vision.pipelines.video import VideoOCR, VideoOCRConfig, VideoResult
-from vision.pipelines.video_outputs import (
+from vision.pipelines.video.pipeline import VideoOCR, VideoOptions, VideoResult
+from vision.pipelines.video.outputs import (
     FORMATS,
     complete_from_json,
     missing_outputs,
@@ -168,7 +168,7 @@ def collect_jobs(inputs: list[Path], outdir: Path, recursive: bool) -> tuple[lis
 
 def predictor_factory(args: argparse.Namespace) -> Callable[[], Callable]:
     """A picklable zero-argument callable building the OCR predictor (Ray actors build their own)."""
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     return functools.partial(ocr_predictor, device=args.device, pages_per_batch=args.batch_size)
 
@@ -218,14 +218,14 @@ class _Bars:
 
 
 def _local(
-    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOptions, bars: _Bars
 ) -> Iterator[tuple[VideoJob, VideoResult]]:
     if not jobs:  # everything done already: do not build the models
         return
     by_source = {str(job.source): job for job in jobs}
     processes = min(getattr(args, "processes", 1), len(jobs))
     if processes > 1:
-        from vision.pipelines.video_pool import VideoProcessPool
+        from vision.pipelines.video.pool import VideoProcessPool
 
         with VideoProcessPool(predictor_factory(args), config, processes=processes) as pool:
             for result in pool.run(list(by_source)):
@@ -248,9 +248,9 @@ def _written(job: VideoJob, result: VideoResult, formats: tuple[str, ...]) -> tu
 
 
 def _ray(
-    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOCRConfig, bars: _Bars
+    jobs: list[VideoJob], args: argparse.Namespace, config: VideoOptions, bars: _Bars
 ) -> Iterator[tuple[VideoJob, VideoResult]]:
-    from vision.pipelines.ray_engine import run_ray
+    from vision.pipelines.video.ray_engine import run_ray
 
     if not jobs:
         return
@@ -287,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
             skipped += 1
         else:
             todo.append(job)
-    config = VideoOCRConfig(
+    config = VideoOptions(
         fps=args.fps,
         scene_change=args.scene_change,
         batch_size=args.batch_size,

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.models.recognition.preprocess import resize_to_height
+from vision.predictors.recognition.preprocess import resize_to_height
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page
 
 __all__ = ["MixedWords", "PageWordCrops"]

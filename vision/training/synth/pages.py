@@ -28,7 +28,7 @@ __all__ = [
     "PageRenderer",
     "LAYOUTS",
     "quantize_size",
-    "subset_fonts",
+    "carry_page_fonts",
     "write_coverage",
     "COVERAGE_FILE",
 ]
@@ -111,7 +111,7 @@ def _coverage(path: str) -> frozenset[str]:
     return frozenset(table[Path(path).name] if Path(path).name in table else font_covers(path, VOCAB))
 
 
-def subset_fonts(src: str | Path, dst: str | Path, *, per_family: int = 3) -> int:
+def carry_page_fonts(src: str | Path, dst: str | Path, *, per_family: int = 3) -> int:
     """Copy up to ``per_family`` styles of each font family in ``src`` to ``dst``, cut to the recognition
     vocabulary's glyphs (355 Debian fonts, 106 MB -> 175 fonts, 5.3 MB: small enough to carry), then
     :func:`write_coverage`. Regular faces first, then bold, italic, others. Returns the fonts written."""

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from vision.models.recognition.preprocess import batch_crops, bucket_width
+from vision.predictors.recognition.preprocess import batch_crops, bucket_width
 from vision.models.recognition.vocab import encode
 from vision.training.synth.words import WordRenderer
 

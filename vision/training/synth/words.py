@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.models.recognition.preprocess import HEIGHT, resize_to_height
+from vision.predictors.recognition.preprocess import HEIGHT, resize_to_height
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB
 from vision.training.synth import degrade as D
 from vision.training.synth.corpus import TextSampler, short_token

@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Response, UploadFile
 
 from vision.app.api.dependencies import get_jobs, get_limits, read_options, require_api_key
-from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, render
+from vision.export.formats import FORMATS
+from vision.app.api.documents import ReadOptions, check_size, response
 from vision.app.api.errors import ApiError
 from vision.app.api.job_service import JobService
-from vision.app.api.jobs import ACTIVE, JobRecord
+from vision.app.api.job_store import ACTIVE, JobRecord
 from vision.app.api.routers.ocr import ERROR_RESPONSES
 from vision.app.api.schemas import DocumentOut, ErrorBody, JobOut, ResultFormat
 from vision.app.api.settings import LimitSettings
@@ -74,7 +75,10 @@ def get_job(job_id: JobId, jobs: Annotated[JobService, Depends(get_jobs)]) -> di
     responses={
         **_AUTH,
         **_NOT_FOUND,
-        200: {"content": {t: {} for t in MEDIA_TYPES.values()}, "description": "the result"},
+        200: {
+            "content": {FORMATS[f].media_type: {} for f in ResultFormat.__members__},
+            "description": "the result",
+        },
         409: {"model": ErrorBody, "description": "the job has not succeeded (yet)"},
         413: {"model": ErrorBody, "description": "too many pages for a searchable PDF"},
     },
@@ -84,7 +88,7 @@ def get_result(
     jobs: Annotated[JobService, Depends(get_jobs)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     fmt: Annotated[
-        ResultFormat, Query(alias="format", description="json, txt, hocr, alto, pdf, srt or vtt")
+        ResultFormat, Query(alias="format", description=", ".join(FORMATS))
     ] = (ResultFormat.json),
 ) -> Response:
     """The result in the requested ``format``; ``409`` unless the job succeeded."""
@@ -102,7 +106,7 @@ def get_result(
                 f"{limits.max_pages} pages (max_pages); fetch json, hocr or alto instead",
             )
         jobs.attach_images(job, doc)
-    return render(doc, fmt.value, job.filename)
+    return response(doc, fmt.value, job.filename)
 
 
 @router.delete(

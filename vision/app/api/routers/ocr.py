@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 
-from vision.app.api.batching import QueueFull, QueueTimeout
+from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.dependencies import get_limits, get_ocr, ocr_format, read_options, require_api_key
-from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, iter_pages, open_document, render
+from vision.export.formats import FORMATS
+from vision.app.api.documents import ReadOptions, check_size, iter_pages, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.pdf_output import ocr_with_pdf_text, pdf_response, pdf_text_option
 from vision.app.api.runtime import OcrService
@@ -54,7 +55,7 @@ def run_ocr(ocr: OcrService, pages: list[Any], timeout: float) -> list[Any]:
     responses={
         **ERROR_RESPONSES,
         200: {
-            "content": {t: {} for f, t in MEDIA_TYPES.items() if f in OcrFormat.__members__},
+            "content": {FORMATS[f].media_type: {} for f in OcrFormat.__members__},
             "description": "the document, in the requested format",
         },
     },
@@ -86,4 +87,4 @@ def ocr(
         file.file.seek(0)
         data = file.file.read()
         return pdf_response(data, result, filename, mode=pdf_text, password=read.password, dpi=read.dpi)
-    return render(result, fmt.value, filename)
+    return response(result, fmt.value, filename)

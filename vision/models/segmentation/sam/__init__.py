@@ -1,9 +1,18 @@
-"""Segment Anything (SAM): model, official-checkpoint loading and the opt-in fast paths.
+"""Segment Anything (SAM): model and the official-checkpoint layout (files are read by
+:mod:`vision.predictors.segmentation.checkpoint`; fast paths are :mod:`vision.fast.sam`).
 
-The predictor and the automatic mask generator live in :mod:`vision.models.segmentation.predictor`.
+The predictor and the automatic mask generator live in :mod:`vision.predictors.segmentation.predictor`.
 """
 
-from vision.models.segmentation.sam.checkpoint import convert_official, load_sam, read_state_dict
+from vision.models.segmentation.sam.checkpoint import convert_official, sam_from_state_dict
 from vision.models.segmentation.sam.sam import CONFIGS, Sam, SamConfig, SamOutput, build_sam
 
-__all__ = ["CONFIGS", "Sam", "SamConfig", "SamOutput", "build_sam", "convert_official", "load_sam", "read_state_dict"]
+__all__ = [
+    "CONFIGS",
+    "Sam",
+    "SamConfig",
+    "SamOutput",
+    "build_sam",
+    "convert_official",
+    "sam_from_state_dict",
+]

@@ -1,7 +1,7 @@
 """Segment Anything: config, model and registered builders (``sam_vit_b``, ``sam_vit_l``, ``sam_vit_h``).
 
 No weights ship (the official checkpoints are 375 MB to 2.5 GB): load them with
-:func:`vision.models.segmentation.sam.checkpoint.load_sam`. ``sam_test`` is a tiny architecture for fast tests.
+:func:`vision.predictors.segmentation.checkpoint.load_sam`. ``sam_test`` is a tiny architecture for fast tests.
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from vision.io.page import PageImage
-from vision.models.segmentation.sam.checkpoint import load_sam
-from vision.models.segmentation.sam.fast import LADDER, FastOptions, StaticBatchEncoder, apply_fast
+from vision.predictors._device import pick_device
+from vision.predictors.segmentation.checkpoint import load_sam
+from vision.fast.sam import LADDER, FastOptions, StaticBatchEncoder, apply_fast
 from vision.models.segmentation.sam.sam import Sam
 from vision.ops.masks import masks_to_boxes
 from vision.structures import Region
@@ -81,7 +82,7 @@ class SamPredictor:
     def __init__(self, model: Sam, *, fast: FastOptions | None = None, device: str | torch.device | None = None,
                  batch_size: int = 8) -> None:
         self.options = fast or FastOptions()
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.device = pick_device(device)
         self.model = apply_fast(model.to(self.device).eval(), self.options)
         self.config = model.config
         self._encode = (StaticBatchEncoder(self.model.image_encoder, self.options.batch_buckets)

@@ -1,9 +1,9 @@
-"""The stages of the OCR pipeline: read, detect, crop, recognize, layout (see :mod:`vision.pipelines.ocr`).
+"""The stages of the OCR pipeline: read, detect, crop, recognize, layout (see :mod:`vision.pipelines.ocr.predictor`).
 
 Each is a callable over a batch of :class:`~vision.pipelines.base.PageState` (the layout stage returns
 finished :class:`~vision.structures.Page` objects). Orientation, deskew and text-layer stages live in
-:mod:`~vision.pipelines.orientation` and :mod:`~vision.pipelines.text_layer`; the device variant of crop +
-recognize in :mod:`~vision.pipelines.device`.
+:mod:`~vision.pipelines.ocr.orientation` and :mod:`~vision.pipelines.ocr.text_layer`; the device variant of crop +
+recognize in :mod:`~vision.pipelines.ocr.device`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from vision.io.page import PageImage
+from vision.ops.boxes import corner_boxes
 from vision.ops.crops import box_crops, polygon_crops
 from vision.pipelines.base import PageState
-from vision.pipelines.device import device_page
-from vision.pipelines.layout import LayoutOptions, build_blocks, find_regions
-from vision.pipelines.orientation import deskew_boxes, dominant_angle, unrotate_points
+from vision.pipelines.ocr.device import device_page
+from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
+from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -36,7 +37,7 @@ class DetectStage:
     Args:
         predictor: pages -> detection results (the detection predictor contract).
         device: hand the predictor each page uploaded to this device
-            (:func:`~vision.pipelines.device.device_page`, kept for the crop cutter) instead of the host
+            (:func:`~vision.pipelines.ocr.device.device_page`, kept for the crop cutter) instead of the host
             array; for a predictor that fits pages there.
     """
 
@@ -111,12 +112,6 @@ def split_spaced(text: str, quad: np.ndarray) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def _clip_boxes(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """``[N, 4]`` boxes of corners ``lo, hi [N, 2]`` clamped to the page and ordered (``clip_box`` of each)."""
-    lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
-    return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=1)
-
-
 class LayoutStage:
     """Build words (geometry in the output frame), arrange them into blocks and lines, and make ``Page``s."""
 
@@ -159,7 +154,7 @@ class LayoutStage:
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
         quads = self._to_output(s, quads)
         exact_box = self.straight and (self.straighten_pages or (s.orientation == 0 and s.deskew is None))
-        boxes = _clip_boxes(quads.min(axis=1), quads.max(axis=1)).tolist()
+        boxes = corner_boxes(quads.min(axis=1), quads.max(axis=1)).tolist()
         polygons = [None] * len(parts) if exact_box else np.clip(quads, 0, 1).tolist()
         s.words = [
             Word(text, conf, tuple(box), None if poly is None else tuple(map(tuple, poly)))  # type: ignore[arg-type]

@@ -9,7 +9,7 @@
                                                cluster has GPUs, else 1 CPU; each actor builds its predictor
       -> iter_rows() on the driver             pages of each video gathered as they stream in; when a video's
                                                "end" row and all its frames have arrived: timeline merge and
-                                               atomic writes (vision.pipelines.video_outputs)
+                                               atomic writes (vision.pipelines.video.outputs)
 
 Writing on the driver keeps the pipeline streaming (no all-to-all group-by barrier, so results and progress
 arrive per video) and means only the *inputs* must be readable by every node (a shared filesystem or the
@@ -27,9 +27,9 @@ import numpy as np
 
 from vision.errors import VisionError
 from vision.io.page import PageImage
-from vision.pipelines.timeline import video_document
-from vision.pipelines.video import VideoOCRConfig, VideoResult, describe_error
-from vision.pipelines.video_outputs import write_outputs
+from vision.pipelines.video.timeline import video_document
+from vision.pipelines.video.pipeline import VideoOptions, VideoResult, describe_error
+from vision.pipelines.video.outputs import write_outputs
 from vision.structures import Document
 
 __all__ = ["run_ray", "decode_rows", "OCRActor"]
@@ -63,7 +63,7 @@ def _row(
     }
 
 
-def decode_rows(row: dict[str, Any], config: VideoOCRConfig) -> Iterator[dict[str, Any]]:
+def decode_rows(row: dict[str, Any], config: VideoOptions) -> Iterator[dict[str, Any]]:
     """Ray ``flat_map`` body: one video's sampled frames, then an ``end`` row (or an ``error`` row)."""
     path = str(row["path"])
     sampler = config.sampler(path)
@@ -121,7 +121,7 @@ def _resources(ray: Any) -> dict[str, float]:
 def run_ray(
     jobs: Sequence[tuple[str, str]],
     factory: Callable[[], Callable],
-    config: VideoOCRConfig,
+    config: VideoOptions,
     formats: Sequence[str],
     *,
     address: str | None = None,
@@ -135,7 +135,7 @@ def run_ray(
         jobs: ``(video path, output stem)`` pairs.
         factory: picklable zero-argument callable building the predictor in each actor.
         config: sampling and merge settings (``batch_size`` = frames per actor call).
-        formats: output formats (see :data:`vision.pipelines.video_outputs.FORMATS`).
+        formats: output formats (see :data:`vision.pipelines.video.outputs.FORMATS`).
         address: cluster to join when Ray is not initialised yet (``None``: ``RAY_ADDRESS`` or a local one).
         workers: OCR actors in the pool.
         progress: show Ray Data's progress bars (one per stage).
@@ -171,7 +171,7 @@ def run_ray(
 
 
 def _gather(
-    rows: Any, stems: dict[str, Path], config: VideoOCRConfig, formats: Sequence[str]
+    rows: Any, stems: dict[str, Path], config: VideoOptions, formats: Sequence[str]
 ) -> Iterator[VideoResult]:
     """Collect each video's pages from the OCR'd rows; merge and write a video once all of it has arrived."""
     pages: dict[str, list[Any]] = {}
@@ -204,7 +204,7 @@ def _write(
     frames: list[Any],
     end: dict[str, Any],
     stem: Path,
-    config: VideoOCRConfig,
+    config: VideoOptions,
     formats: Sequence[str],
 ) -> VideoResult:
     end_time = float(end["end"])

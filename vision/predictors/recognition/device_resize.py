@@ -1,6 +1,6 @@
 """Resize recognition crops on the model's device: the host packs raw bytes, the device resizes whole batches.
 
-The host path (:func:`~vision.models.recognition.batching.fill_batch`) resizes each crop with ``cv2`` into the
+The host path (:func:`~vision.predictors.recognition.batching.fill_batch`) resizes each crop with ``cv2`` into the
 batch's staging array: ~18 us of host time per crop, which bounds a GPU's throughput on slow host cores. Here
 the host does one ``memcpy`` per crop into a flat uint8 buffer (pinned on CUDA) plus vectorised numpy
 bookkeeping (:func:`pack_batch`), and the device (:func:`resize_packed`) gathers each crop into a
@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.models.recognition.batching import Plan
+from vision.predictors.recognition.batching import Plan
 from vision.ops.crops import roi_crops
 
 __all__ = ["FIELDS", "Packed", "pack_batch", "resize_packed"]

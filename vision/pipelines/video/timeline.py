@@ -36,11 +36,11 @@ from rapidfuzz.utils import default_process
 
 from vision.structures import BBox, Document, Page, TimelineEntry
 
-__all__ = ["TimelineConfig", "Observation", "line_observations", "merge_timeline", "video_document"]
+__all__ = ["TimelineOptions", "Observation", "line_observations", "merge_timeline", "video_document"]
 
 
 @dataclass(frozen=True)
-class TimelineConfig:
+class TimelineOptions:
     """Knobs of the temporal merge (see the module docstring for the rules they drive).
 
     Attributes:
@@ -131,7 +131,7 @@ def merge_timeline(
     end: float | None = None,
     samples: int | None = None,
     interval: float | None = None,
-    config: TimelineConfig = TimelineConfig(),
+    config: TimelineOptions = TimelineOptions(),
 ) -> list[TimelineEntry]:
     """Merge the lines of sampled frames into timeline entries.
 
@@ -199,7 +199,7 @@ def _step(times: list[float], interval: float | None) -> float:
 
 
 def _match(
-    tracks: list[_Track], observations: list[Observation], config: TimelineConfig
+    tracks: list[_Track], observations: list[Observation], config: TimelineOptions
 ) -> list[tuple[_Track | None, Observation]]:
     """Greedy one-to-one assignment of a frame's observations to tracks (``None``: a new track)."""
     pairs = []
@@ -226,7 +226,7 @@ def video_document(
     end: float | None = None,
     samples: int | None = None,
     interval: float | None = None,
-    config: TimelineConfig = TimelineConfig(),
+    config: TimelineOptions = TimelineOptions(),
 ) -> Document:
     """A video's :class:`Document`: its frames in time order plus the merged timeline."""
     ordered = sorted(pages, key=lambda p: (p.timestamp if p.timestamp is not None else -1.0, p.page_idx))

@@ -3,8 +3,8 @@ batch's uint8 staging array, and turning decoded id rows into strings.
 
 Kept per crop: one ``cv2.resize`` straight into the staging array (OpenCV releases the GIL, so pool threads
 resize in parallel) and nothing else (with ``resize="device"``, not even that: crops are packed raw by
-:func:`~vision.models.recognition.device_resize.pack_batch` and resized on the device); padding, normalisation and CTC decoding run on the model's device
-(:func:`~vision.models.recognition.preprocess.pad_batch`, :func:`~vision.ops.ctc.ctc_best_path_packed`) and
+:func:`~vision.predictors.recognition.device_resize.pack_batch` and resized on the device); padding, normalisation and CTC decoding run on the model's device
+(:func:`~vision.predictors.recognition.preprocess.pad_batch`, :func:`~vision.ops.ctc.ctc_best_path_packed`) and
 strings are built for a whole batch at once (:func:`ids_to_strings`).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.models.recognition.preprocess import STRIDE, resize_to_height
+from vision.predictors.recognition.preprocess import STRIDE, resize_to_height
 from vision.models.recognition.vocab import VOCAB
 from vision.ops.ctc import stitch_spans
 

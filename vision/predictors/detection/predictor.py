@@ -16,7 +16,6 @@ reads 262-266 vs 208-221 pages/s on an H100 (12 worker processes, ``benchmarks/g
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -25,11 +24,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.fast.layout import to_channels_last, wants_channels_last
 from vision.io.page import PageImage
+from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
 from vision.models._registry import default_model, get_entry, get_model
 from vision.models.detection.dbnet import DBNet, DBProbability
-from vision.ops.db_postprocess import DBParams, db_postprocess
+from vision.ops.db_postprocess import DBOptions, db_postprocess
 from vision.ops.resize import resize_uint8
 from vision.ops.transfer import to_device, to_host
 
@@ -40,6 +39,7 @@ __all__ = [
     "INPUT_SHAPES",
     "pick_shape",
     "fit_page",
+    "ONNX_AXES",
 ]
 
 INPUT_SHAPES: tuple[tuple[int, int], ...] = ((1024, 1024), (1024, 768), (768, 1024), (1024, 512), (512, 1024))
@@ -130,7 +130,7 @@ class DetectionPredictor:
         shapes: the static input shapes pages are padded to.
         resize: ``"host"`` (OpenCV) or ``"device"`` (on ``device``, see the module docstring); ``None``:
             ``"device"`` on CUDA, ``"host"`` elsewhere.
-        channels_last: feed ``model`` NHWC inputs (a model stored channels-last, :mod:`vision.fast.layout`).
+        channels_last: feed ``model`` NHWC inputs (a model stored channels-last, :mod:`vision.fast.memory_format`).
     """
 
     def __init__(
@@ -143,7 +143,7 @@ class DetectionPredictor:
         dtype: torch.dtype = torch.float32,
         batch_size: int = 4,
         straight: bool = True,
-        params: DBParams = DBParams(),
+        params: DBOptions = DBOptions(),
         shapes: Sequence[tuple[int, int]] = INPUT_SHAPES,
         resize: str | None = None,
         channels_last: bool = False,
@@ -228,10 +228,8 @@ class DetectionPredictor:
         return out, sizes
 
 
-def _pick_device(device: str | torch.device | None) -> torch.device:
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+ONNX_AXES = {"images": {0: "batch", 2: "height", 3: "width"}, "prob": {0: "batch", 2: "height", 3: "width"}}
+"""Dynamic axes of the detector's ONNX export: any batch and any page size (multiples of 32)."""
 
 
 def detection_predictor(
@@ -242,10 +240,11 @@ def detection_predictor(
     dtype: torch.dtype | None = None,
     batch_size: int = 4,
     assume_straight_pages: bool = True,
-    params: DBParams | None = None,
+    params: DBOptions | None = None,
     onnx: bool | None = None,
     resize: str | None = None,
     channels_last: bool | None = None,
+    shapes: Sequence[tuple[int, int]] | None = None,
 ) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
@@ -262,7 +261,9 @@ def detection_predictor(
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
         resize: where pages are resized, ``"host"`` or ``"device"``; ``None``: ``"device"`` on CUDA (host
             cores bound GPU throughput), ``"host"`` elsewhere.
-        channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.layout`); ``None``: on CUDA.
+        channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.memory_format`); ``None``: on CUDA.
+        shapes: the static ``(height, width)`` inputs pages are fitted into (``None``: :data:`INPUT_SHAPES`;
+            smaller inputs are faster and coarser).
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)
@@ -271,22 +272,18 @@ def detection_predictor(
     model = get_model(arch, weights=weights)
     if not isinstance(model, DBNet):
         raise ValueError(f"{arch!r} is not a DBNet")
-    dev = _pick_device(device)
+    dev = pick_device(device)
     dtype = dtype or torch.float32
     if params is None:
         recorded = entry.weights.meta.get("postprocess", {}) if entry.weights and weights == "default" else {}
-        params = DBParams(**recorded)
+        params = DBOptions(**recorded)
     prob = DBProbability(model).eval()
-    if onnx and dtype != torch.float32:
-        raise ValueError(f"onnx=True runs the float32 export; got dtype={dtype}")
-    runner = None
-    if onnx or (onnx is None and dev.type == "cpu" and dtype == torch.float32):
-        runner = _onnx_model(prob, dev, arch, required=bool(onnx))
-    nhwc = runner is None and wants_channels_last(channels_last, dev)
+    runner, nhwc = None, False
+    if wants_onnx(onnx, dev, dtype):
+        runner = onnx_runner(prob, torch.zeros(1, 3, 256, 256), name=arch, device=dev, required=bool(onnx),
+                             threads=torch.get_num_threads(), dynamic_axes=ONNX_AXES, output_name="prob")
     if runner is None:
-        prob = prob.to(device=dev, dtype=dtype)
-        if nhwc:
-            prob = to_channels_last(prob)
+        prob, nhwc = place(prob, dev, dtype, channels_last=channels_last)
     return DetectionPredictor(
         runner if runner is not None else prob,
         mean=model.config.mean,
@@ -298,26 +295,6 @@ def detection_predictor(
         params=params,
         resize=resize,
         channels_last=nhwc,
+        shapes=tuple(shapes) if shapes else INPUT_SHAPES,
     )
 
-
-def _onnx_model(prob: DBProbability, device: torch.device, arch: str, *, required: bool) -> Callable | None:
-    """The cached ONNX export of ``prob`` (dynamic batch, height and width) in an onnxruntime session.
-
-    When not ``required`` (the CPU default), a missing onnxruntime or a failed export gives ``None`` (with
-    a warning for the latter) and the caller runs eager PyTorch.
-    """
-    from vision.fast.onnx import cached_runner, onnx_available
-
-    if not required and not onnx_available():
-        return None
-    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.type == "cuda" else None
-    axes = {"images": {0: "batch", 2: "height", 3: "width"}, "prob": {0: "batch", 2: "height", 3: "width"}}
-    try:
-        return cached_runner(prob, torch.zeros(1, 3, 256, 256), name=arch, dynamic_axes=axes,
-                             output_name="prob", threads=torch.get_num_threads(), providers=providers)
-    except Exception as exc:
-        if required:
-            raise
-        warnings.warn(f"ONNX export of {arch} failed ({exc}); running eager PyTorch", stacklevel=3)
-        return None

@@ -9,7 +9,7 @@ Data flow (``workers`` decoder threads, one consumer)::
 Decoding overlaps the models because torchcodec and FFmpeg release the GIL while decoding, as torch does
 while running the models; the queue bound keeps memory flat (never a whole video in memory: at most
 ``queue_size + batch_size`` frames plus what each decoder thread holds, its reader's decode chunk, are
-alive, and OCR pages drop their image unless asked). Sampling: :mod:`vision.pipelines.video_sampling`.
+alive, and OCR pages drop their image unless asked). Sampling: :mod:`vision.pipelines.video.sampling`.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from typing import Any, Protocol
 
 from vision.errors import VisionError
 from vision.io.page import PageImage
-from vision.pipelines.timeline import TimelineConfig, video_document
-from vision.pipelines.video_sampling import FrameSampler, Reader, SceneChange
+from vision.pipelines.video.timeline import TimelineOptions, video_document
+from vision.pipelines.video.sampling import FrameSampler, Reader, SceneChange
 from vision.settings import DEFAULT_LIMITS, Limits
 from vision.structures import Document
 
 __all__ = [
-    "VideoOCRConfig",
+    "VideoOptions",
     "SceneChange",
     "FrameSampler",
     "VideoResult",
@@ -42,7 +42,7 @@ Predictor = Callable[[list[PageImage]], Document]
 
 
 @dataclass(frozen=True)
-class VideoOCRConfig:
+class VideoOptions:
     """How videos are sampled, batched and merged.
 
     Attributes:
@@ -73,7 +73,7 @@ class VideoOCRConfig:
     decode_device: str = "cpu"
     limits: Limits = DEFAULT_LIMITS
     keep_images: bool = False
-    timeline: TimelineConfig = field(default_factory=TimelineConfig)
+    timeline: TimelineOptions = field(default_factory=TimelineOptions)
 
     def __post_init__(self) -> None:
         if not self.fps > 0:
@@ -158,7 +158,7 @@ class VideoOCR:
     """
 
     def __init__(
-        self, predictor: Predictor, config: VideoOCRConfig = VideoOCRConfig(), *, reader: Reader | None = None
+        self, predictor: Predictor, config: VideoOptions = VideoOptions(), *, reader: Reader | None = None
     ) -> None:
         self.predictor, self.config, self.reader = predictor, config, reader
 

@@ -74,7 +74,7 @@ def page_mask_opencv(image: np.ndarray) -> np.ndarray:
 
 def page_mask_sam(image: np.ndarray, predictor: Any, mode: Literal["prompt", "auto"] = "prompt",
                   min_fraction: float = 0.1, max_fraction: float = 0.98) -> np.ndarray:
-    """Boolean page mask from a :class:`~vision.models.segmentation.predictor.SamPredictor`.
+    """Boolean page mask from a :class:`~vision.predictors.segmentation.predictor.SamPredictor`.
 
     ``"prompt"``: the best mask for a foreground point at the image centre; ``"auto"``: the largest automatic
     mask covering ``min_fraction..max_fraction`` of the photo whose outline is close to a quadrilateral.
@@ -84,7 +84,7 @@ def page_mask_sam(image: np.ndarray, predictor: Any, mode: Literal["prompt", "au
         predictor.set_image(image)
         pred = predictor.predict(points=[[w / 2, h / 2]], labels=[1], multimask=True)
         return pred.masks[0, int(pred.scores[0].argmax())]
-    from vision.models.segmentation.automatic import SamAutomaticMaskGenerator
+    from vision.predictors.segmentation.automatic import SamAutomaticMaskGenerator
 
     regions = SamAutomaticMaskGenerator(predictor, points_per_side=16).generate(image)
     best, best_area = np.zeros((h, w), bool), 0

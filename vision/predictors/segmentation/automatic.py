@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from vision.models.segmentation.predictor import SamPredictor, as_rgb
+from vision.predictors.segmentation.predictor import SamPredictor, as_rgb
 from vision.ops.masks import (
     box_nms,
     boxes_near_crop_edge,
@@ -24,11 +24,11 @@ from vision.ops.masks import (
 )
 from vision.structures import Region
 
-__all__ = ["AutoMaskConfig", "SamAutomaticMaskGenerator"]
+__all__ = ["AutoMaskOptions", "SamAutomaticMaskGenerator"]
 
 
 @dataclass(frozen=True)
-class AutoMaskConfig:
+class AutoMaskOptions:
     """Settings of the automatic mask generator (the reference's defaults, chosen for ViT-H).
 
     Attributes:
@@ -68,9 +68,9 @@ class _Masks:
 class SamAutomaticMaskGenerator:
     """``generate(image) -> list[Region]`` over a :class:`SamPredictor`."""
 
-    def __init__(self, predictor: SamPredictor, config: AutoMaskConfig | None = None, **overrides: Any) -> None:
-        base = config or AutoMaskConfig()
-        self.config = AutoMaskConfig(**{**base.__dict__, **overrides})
+    def __init__(self, predictor: SamPredictor, config: AutoMaskOptions | None = None, **overrides: Any) -> None:
+        base = config or AutoMaskOptions()
+        self.config = AutoMaskOptions(**{**base.__dict__, **overrides})
         self.predictor = predictor
 
     @torch.inference_mode()

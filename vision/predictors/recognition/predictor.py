@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,12 +38,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.fast.layout import to_channels_last, wants_channels_last
 from vision.models._registry import default_model, get_model
-from vision.models.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
-from vision.models.recognition.device_resize import Packed, pack_batch, resize_packed
-from vision.models.recognition.lexicon import Lexicon, load_lexicon
-from vision.models.recognition.preprocess import (
+from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
+from vision.predictors.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
+from vision.predictors.recognition.device_resize import Packed, pack_batch, resize_packed
+from vision.predictors.recognition.lexicon import Lexicon, load_lexicon
+from vision.predictors.recognition.preprocess import (
     BUCKET,
     HEIGHT,
     MIN_ROWS,
@@ -111,16 +110,47 @@ class RecognitionPredictor:
         arrays = [as_rgb_array(c, i) for i, c in enumerate(crops)]
         sizes = np.array([a.shape[:2] for a in arrays], np.int64).reshape(-1, 2)  # [N, (h, w)]
         results = self._read(arrays, sizes)
-        if self.rotate_tall:
-            tall = np.flatnonzero((sizes[:, 0] > 1.5 * sizes[:, 1]) & (sizes[:, 0] >= 24)).tolist()
-            if tall:
-                for k in (1, 3):  # 90 degrees counter-clockwise, then clockwise
-                    rotated = self._read([np.ascontiguousarray(np.rot90(arrays[i], k)) for i in tall])
-                    for i, (text, conf) in zip(tall, rotated):
-                        upright = results[i][1] if len(results[i][0]) >= 2 else 0.0  # blank: no evidence
-                        if len(text) >= 3 and conf > upright + 0.1:
-                            results[i] = (text, conf)
+        tall = np.flatnonzero(self.is_tall(sizes)).tolist()
+        if tall:
+            for k in (1, 3):  # 90 degrees counter-clockwise, then clockwise
+                rotated = self._read([np.ascontiguousarray(np.rot90(arrays[i], k)) for i in tall])
+                for i, (text, conf) in zip(tall, rotated):
+                    upright = results[i][1] if len(results[i][0]) >= 2 else 0.0  # blank: no evidence
+                    if len(text) >= 3 and conf > upright + 0.1:
+                        results[i] = (text, conf)
         return results
+
+    def is_tall(self, sizes: np.ndarray) -> np.ndarray:
+        """``bool[N]``: crops of ``sizes`` (``[N, (h, w)]`` pixels) also read turned by 90 degrees both ways
+        (vertical text), the most confident reading winning."""
+        sizes = np.asarray(sizes).reshape(-1, 2)
+        if not self.rotate_tall:
+            return np.zeros(len(sizes), dtype=bool)
+        return (sizes[:, 0] > 1.5 * sizes[:, 1]) & (sizes[:, 0] >= 24)
+
+    def is_split(self, sizes: np.ndarray) -> np.ndarray:
+        """``bool[N]``: crops of ``sizes`` (``[N, (h, w)]``) wider than ``max_width`` once resized, read as
+        overlapping chunks whose frames are stitched."""
+        return resized_widths(np.maximum(np.asarray(sizes).reshape(-1, 2), 1)) > self.max_width
+
+    @torch.inference_mode()
+    def read_batch(self, x: torch.Tensor, widths: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Read a batch cut and padded elsewhere (the page pipeline cuts crops on the device).
+
+        Args:
+            x: ``[n, 3, HEIGHT, W]`` float crops with uint8 values, on the model's device, padded past
+                ``widths``; none of them split or tall (:meth:`is_split`, :meth:`is_tall`).
+            widths: ``int[n]`` width of each crop in ``x`` before the padding.
+
+        Returns:
+            The texts (lexicon applied) and ``float[n]`` confidences, as ``__call__`` gives them.
+        """
+        frames = -(-np.asarray(widths) // STRIDE)
+        logits, ids, confidence = self._run(x, frames)
+        if logits.device.type == "cuda":
+            torch.cuda.current_stream(logits.device).synchronize()
+        texts = self._strings(logits, ids, frames, np.ones(len(frames), dtype=bool))
+        return texts.tolist(), confidence.numpy()
 
     # -- steps ---------------------------------------------------------------------------------------------
     @torch.inference_mode()
@@ -145,10 +175,8 @@ class RecognitionPredictor:
         for batch in self._batches(plan, stage):
             if batch.done is not None:
                 batch.done.synchronize()
-            read = np.array(ids_to_strings(batch.ids.numpy()), dtype=object)
             whole = ~plan.split[batch.pieces]
-            if self.lexicon is not None:
-                self._correct(read, batch, whole)
+            read = self._strings(batch.logits, batch.ids, batch.frames, whole)
             texts[plan.owner[batch.pieces[whole]]] = read[whole]
             confs[plan.owner[batch.pieces[whole]]] = batch.confidence.numpy()[whole]
             if not whole.all():
@@ -246,7 +274,12 @@ class RecognitionPredictor:
             x = resize_packed(flat, meta, buffer.groups, height=HEIGHT, out_width=buffer.width)
         else:
             x = buffer.to(self.device, non_blocking=True)
-        x = pad_batch(x, to_device(widths, self.device))
+        return self._run(pad_batch(x, to_device(widths, self.device)), frames)
+
+    def _run(self, x: torch.Tensor, frames: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Run the model on ``x`` (``[n, 3, HEIGHT, W]`` with uint8 values, on the device) and CTC-decode
+        ``frames[n]`` valid frames of each row: the one place where recognition meets the model."""
+        n = x.shape[0]
         if self.pad_batches:  # compiled models: one graph per bucket, batch dimension dynamic
             x = pad_rows(x, self.batch_size, self.min_rows)
         logits = self.model(x.to(self.dtype if self.dtype.is_floating_point else torch.float32) / 255)
@@ -274,22 +307,19 @@ class RecognitionPredictor:
         with side:
             return logits[rows].log_softmax(-1).cpu()
 
-    def _correct(self, read: np.ndarray, batch: _Batch, whole: np.ndarray) -> None:
-        """Lexicon corrections, in place, of the whole-crop readings of a batch that need one (only their
-        frames are fetched)."""
-        assert self.lexicon is not None
-        need = [j for j in np.flatnonzero(whole).tolist() if self.lexicon.needs_check(read[j])]
+    def _strings(self, logits: torch.Tensor, ids: torch.Tensor, frames: np.ndarray, check: np.ndarray
+                 ) -> np.ndarray:
+        """Strings of a decoded batch (``ids [n, T]`` host int16), the lexicon correcting the rows ``check``
+        (``bool[n]``) that need it; only their frames are fetched from the device."""
+        read = np.array(ids_to_strings(ids.numpy()), dtype=object)
+        if self.lexicon is None:
+            return read
+        need = [j for j in np.flatnonzero(check).tolist() if self.lexicon.needs_check(read[j])]
         if need:
-            log_probs = self._log_probs(batch.logits, need)
+            log_probs = self._log_probs(logits, need)
             for k, j in enumerate(need):
-                read[j] = self.lexicon.correct(read[j], log_probs[k, :batch.frames[j]])
-
-
-def _pick_device(device: str | torch.device | None) -> torch.device:
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
-
+                read[j] = self.lexicon.correct(read[j], log_probs[k, :frames[j]])
+        return read
 
 def recognition_predictor(arch: str | None = None, *, weights: str | Path | None = "default",
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
@@ -312,10 +342,10 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             weights; about 3x faster than eager PyTorch on our 2-core CPU, measured by
             ``benchmarks/recognition.py``). ``None``: on CPU in float32 without ``compile`` when onnxruntime
             is installed; ``False``: eager PyTorch.
-        lexicon: lexicon-aware decoding (:mod:`vision.models.recognition.lexicon`): a bundled lexicon's name
+        lexicon: lexicon-aware decoding (:mod:`vision.predictors.recognition.lexicon`): a bundled lexicon's name
             (``"en"``, the default), a word-list path, a :class:`Lexicon`, or ``None`` for plain greedy
             decoding.
-        channels_last: run the PyTorch model's convolutions in NHWC (:mod:`vision.fast.layout`); ``None``:
+        channels_last: run the PyTorch model's convolutions in NHWC (:mod:`vision.fast.memory_format`); ``None``:
             on CUDA.
         lanes: batches run at once through the onnxruntime session, each on ``threads / lanes`` intra-op
             threads (onnxruntime sessions take concurrent runs). Small recognizer batches use two cores
@@ -328,48 +358,18 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
     arch = arch or default_model("recognition")
     if lexicon is not None:
         options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))
-    dev = _pick_device(device)
+    dev = pick_device(device)
     dtype = dtype or torch.float32
     model = get_model(arch, weights=weights).eval()
-    if onnx and (dtype != torch.float32 or compile):
-        raise ValueError("onnx=True runs the float32 export: it excludes compile and other dtypes")
-    if onnx or (onnx is None and dev.type == "cpu" and dtype == torch.float32 and not compile):
+    if wants_onnx(onnx, dev, dtype, compile=compile):
         threads = torch.get_num_threads()
         n_lanes = max(1, min(lanes or LANES_DEFAULT, threads)) if dev.type == "cpu" else 1
-        runner = _onnx_runner(model, dev, arch, required=bool(onnx), threads=max(1, threads // n_lanes))
+        runner = onnx_runner(model, torch.rand(2, 3, 32, 96), name=arch, device=dev, required=bool(onnx),
+                             threads=max(1, threads // n_lanes))
         if runner is not None:
             return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
                                         lanes=n_lanes, **options)
-    model = model.to(dev)
-    if dtype != torch.float32:
-        from vision.fast.precision import to_dtype
-
-        model = to_dtype(model, dtype)
-    if wants_channels_last(channels_last, dev):
-        model = to_channels_last(model)
+    model, _ = place(model, dev, dtype, channels_last=channels_last, compile=compile)
     if compile:
-        from vision.fast.compile import compile_model
-
-        model = compile_model(model)
         options.setdefault("pad_batches", True)
     return RecognitionPredictor(model, arch=arch, device=dev, dtype=dtype, batch_size=batch_size, **options)
-
-
-def _onnx_runner(model: nn.Module, device: torch.device, arch: str, *, required: bool, threads: int) -> Any:
-    """The cached ONNX export of ``model`` (dynamic batch and width) in an onnxruntime session.
-
-    When not ``required`` (the CPU default), a missing onnxruntime or a failed export gives ``None`` (with
-    a warning for the latter) and the caller runs eager PyTorch.
-    """
-    from vision.fast.onnx import cached_runner, onnx_available
-
-    if not required and not onnx_available():
-        return None
-    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.type == "cuda" else None
-    try:
-        return cached_runner(model, torch.rand(2, 3, 32, 96), name=arch, threads=threads, providers=providers)
-    except Exception as exc:
-        if required:
-            raise
-        warnings.warn(f"ONNX export of {arch} failed ({exc}); running eager PyTorch", stacklevel=3)
-        return None

@@ -6,8 +6,8 @@ same device), and the crops of all same-size pages of a batch are cut *and*
 resized to the recognizer's height in one kernel per width bucket (:func:`~vision.ops.crops.roi_crops`
 with the page as batch index; quads by :func:`~vision.ops.crops.warp_crops`, one call per page), padded
 with their own paper colour (per-crop median of the border, as
-:func:`vision.models.recognition.preprocess.pad_color` does on the host) in one pass per bucket, and the
-logits of a whole batch are decoded at once (:func:`best_paths`). Host-device syncs: one copy per
+:func:`vision.predictors.recognition.preprocess.pad_color` does on the host) in one pass per bucket, and the
+logits of a whole batch are decoded at once by the predictor (:meth:`read_batch`). Host-device syncs: one copy per
 recognition batch (the decoded paths), plus one for the batches where the lexicon checks words; widths and
 frame counts come from host-side box coordinates.
 
@@ -24,24 +24,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.models.recognition.preprocess import BUCKET, HEIGHT, STRIDE, pad_rows
-from vision.models.recognition.vocab import decode
+from vision.predictors.recognition.preprocess import BUCKET, HEIGHT
+from vision.ops.boxes import pixel_boxes
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
-from vision.ops.ctc import ctc_best_path_packed
-from vision.ops.transfer import to_device, to_host
+from vision.ops.transfer import to_device
 from vision.pipelines.base import PageState
 
-__all__ = ["DeviceRecognizeStage", "best_paths", "device_batches", "device_page"]
-
-
-def _pixel_boxes(boxes: np.ndarray, h: int, w: int) -> np.ndarray:
-    """Integer pixel boxes, rounded outwards exactly as :func:`~vision.ops.crops.box_crops` cuts them."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    x0 = np.clip(np.floor(b[:, 0] * w), 0, w - 1)
-    y0 = np.clip(np.floor(b[:, 1] * h), 0, h - 1)
-    x1 = np.maximum(np.clip(np.ceil(b[:, 2] * w), 0, w), x0 + 1)
-    y1 = np.maximum(np.clip(np.ceil(b[:, 3] * h), 0, h), y0 + 1)
-    return np.stack([x0, y0, x1, y1], axis=1)
+__all__ = ["DeviceRecognizeStage", "device_batches", "device_page"]
 
 
 def _paper_fill(crops: Tensor, widths: Tensor) -> Tensor:
@@ -109,7 +98,7 @@ def _geometry(s: PageState, words: np.ndarray, straight: bool) -> tuple[np.ndarr
     """Pixel boxes ``[n, 4]`` (or quads ``[n, 4, 2]``) of ``words`` on ``s.image`` and widths ``[n]`` at HEIGHT."""
     h, w = s.image.shape[:2]
     if straight:
-        px = _pixel_boxes(s.boxes[words], h, w)
+        px = pixel_boxes(s.boxes[words], h, w)
         sizes = np.stack([px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]], axis=1)
     else:
         px = s.polygons[words].astype(np.float64) * [w, h]
@@ -185,31 +174,13 @@ def device_batches(
     return out
 
 
-def best_paths(logits: Tensor, lengths: np.ndarray, *, blank: int = 0) -> tuple[list[np.ndarray], np.ndarray]:
-    """Greedy CTC decoding of a batch with one wait for the device: the ids and confidences of
-    :func:`~vision.ops.ctc.ctc_best_path`, decoded on the device by
-    :func:`~vision.ops.ctc.ctc_best_path_packed` and copied to the host together.
-
-    Args:
-        logits: ``[N, T, C]`` scores on any device.
-        lengths: ``int[N]`` valid frames per sequence (host array).
-
-    Returns:
-        Class ids of each sequence (``int64[k_i]`` arrays) and ``float32[N]`` confidences.
-    """
-    frames = torch.from_numpy(np.asarray(lengths, dtype=np.int64)).to(logits.device, non_blocking=True)
-    packed = ctc_best_path_packed(logits, blank=blank, lengths=frames)
-    ids, counts, confidence = to_host(packed.ids, packed.lengths, packed.confidence)
-    return [row[:k] for row, k in zip(ids, counts.tolist())], confidence
-
-
 class DeviceRecognizeStage:
     """``crop`` + ``recognize`` on the device of a recognition predictor.
 
     Args:
-        predictor: the recognition predictor (its ``model``, ``device``, ``dtype``, ``batch_size``,
-            ``max_width``, ``pad_batches``, ``min_rows`` and ``rotate_tall`` are used; special crops go
-            through it).
+        predictor: a :class:`~vision.predictors.recognition.predictor.RecognitionPredictor`: it reads the
+            batches cut here (:meth:`read_batch`), and the crops it splits or turns (:meth:`is_split`,
+            :meth:`is_tall`) itself.
         straight: boxes (``True``) or quads.
     """
 
@@ -217,16 +188,14 @@ class DeviceRecognizeStage:
         self.predictor, self.straight = predictor, straight
 
     def _special(self, s: PageState) -> np.ndarray:
-        """``bool[N]``: crops the predictor must read itself (too wide once resized, or tall)."""
+        """``bool[N]``: crops the predictor must read itself (split when too wide, or tall)."""
         h, w = s.image.shape[:2]
         if self.straight:
-            px = _pixel_boxes(s.boxes, h, w)
-            ch, cw = px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]
+            px = pixel_boxes(s.boxes, h, w)
+            sizes = np.stack([px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]], axis=1)
         else:
-            ch, cw = polygon_sizes(s.polygons.astype(np.float64) * [w, h]).T
-        wide = np.maximum(8, np.round(cw * HEIGHT / np.maximum(ch, 1))) > self.predictor.max_width
-        tall = (ch > 1.5 * cw) & (ch >= 24) if self.predictor.rotate_tall else np.zeros_like(wide)
-        return wide | tall
+            sizes = polygon_sizes(s.polygons.astype(np.float64) * [w, h])
+        return self.predictor.is_split(sizes) | self.predictor.is_tall(sizes)
 
     @torch.inference_mode()
     def __call__(self, states: list[PageState]) -> list[PageState]:
@@ -237,39 +206,16 @@ class DeviceRecognizeStage:
                 s.texts = [("", 0.0)] * len(s.boxes)
                 flags = self._special(s)
                 todo[i], special[i] = np.nonzero(~flags)[0], np.nonzero(flags)[0]
-        for crops, keys, widths in device_batches(
-            states, todo, straight=self.straight, device=p.device
-        ).values():
+        for crops, keys, widths in device_batches(states, todo, straight=self.straight, device=p.device).values():
             for start in range(0, len(keys), p.batch_size):
-                x = crops[start : start + p.batch_size]
-                n = x.shape[0]
-                if p.pad_batches:  # compiled models: one graph per bucket, batch dimension dynamic
-                    x = pad_rows(x, p.batch_size, p.min_rows)
-                dtype = p.dtype if p.dtype.is_floating_point else torch.float32
-                logits = torch.as_tensor(p.model(x.to(dtype) / 255))[:n]
-                frames = -(-widths[start : start + n] // STRIDE)
-                texts, confidences = self._texts(logits, frames)
-                for (si, k), text, conf in zip(keys[start : start + n], texts, confidences):
+                part = slice(start, start + p.batch_size)
+                texts, confidences = p.read_batch(crops[part], widths[part])
+                for (si, k), text, conf in zip(keys[part], texts, confidences):
                     states[si].texts[k] = (text, float(conf))
         self._read_special(states, special)
         for s in states:
             s.device_image = None  # frees the device copy: later stages read the host image
         return states
-
-    def _texts(self, logits: Tensor, frames: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Texts and confidences of a batch of logits ``[n, T, C]`` with ``frames[n]`` valid frames, the
-        predictor's lexicon applied as ``RecognitionPredictor`` does. One copy to the host for the paths and
-        one for the log-probabilities of the words the lexicon checks."""
-        seqs, confidences = best_paths(logits, frames)
-        texts = [decode(ids.tolist()) for ids in seqs]
-        lexicon = getattr(self.predictor, "lexicon", None)
-        check = [j for j, text in enumerate(texts) if lexicon is not None and lexicon.needs_check(text)]
-        if check:
-            rows = torch.as_tensor(check, device=logits.device)
-            (log_probs,) = to_host(logits[rows].float().log_softmax(-1))  # [len(check), T, C]
-            for r, j in enumerate(check):
-                texts[j] = lexicon.correct(texts[j], torch.from_numpy(log_probs[r, : int(frames[j])]))
-        return texts, confidences
 
     def _read_special(self, states: list[PageState], special: dict[int, np.ndarray]) -> None:
         crops, keys = [], []

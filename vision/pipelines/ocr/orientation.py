@@ -21,6 +21,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from vision.ops.boxes import scale_boxes
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
 
@@ -211,13 +212,13 @@ class OrientationStage:
     def __call__(self, states: list[PageState]) -> list[PageState]:
         todo = [s for s in states if s.needs_ocr]
         self.detect(todo)
-        unsure = [s for s in todo if doubtful(_pixel_boxes(s), s.scores)]
+        unsure = [s for s in todo if doubtful(_page_boxes(s), s.scores)]
         turned = [
             PageState(page=s.page, image=rotate_image(s.page.image, 90), orientation=90) for s in unsure
         ]
         self.detect(turned)
         for s, t in zip(unsure, turned):
-            if text_evidence(_pixel_boxes(t), t.scores) > text_evidence(_pixel_boxes(s), s.scores):
+            if text_evidence(_page_boxes(t), t.scores) > text_evidence(_page_boxes(s), s.scores):
                 s.image, s.orientation, s.boxes, s.polygons, s.scores = (
                     t.image,
                     90,
@@ -225,7 +226,7 @@ class OrientationStage:
                     t.polygons,
                     t.scores,
                 )
-        probes = [box_crops(s.image, s.boxes[pick_probe_words(_pixel_boxes(s), self.probes)]) for s in todo]
+        probes = [box_crops(s.image, s.boxes[pick_probe_words(_page_boxes(s), self.probes)]) for s in todo]
         flat = [c for crops in probes for c in crops]
         if not flat:
             return states
@@ -299,6 +300,7 @@ def level_image(image: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray
     return out, cv2.invertAffineTransform(m)
 
 
-def _pixel_boxes(state: PageState) -> np.ndarray:
+def _page_boxes(state: PageState) -> np.ndarray:
+    """The state's relative boxes in (unrounded) pixels of its image."""
     h, w = state.image.shape[:2]
-    return np.asarray(state.boxes, dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+    return scale_boxes(state.boxes, w, h)

@@ -1,6 +1,6 @@
 """Video OCR in several processes that share one machine (and its GPU): whole videos spread over workers.
 
-One :class:`~vision.pipelines.video.VideoOCR` keeps the models only as busy as one Python process can
+One :class:`~vision.pipelines.video.pipeline.VideoOCR` keeps the models only as busy as one Python process can
 post-process frames (detection maps to boxes, crops, decoding, layout, the timeline merge): on a GPU machine the
 models then wait on the host. :class:`VideoProcessPool` starts ``processes`` workers (``spawn``), each building
 its own predictor once, so host work runs on several cores while the models of all workers share the device.
@@ -11,7 +11,7 @@ worker; the parent joins the frames of all segments and runs the timeline merge 
 is the one a single process gives. Scene-change sampling is never cut (it compares each frame with the last one
 read).
 
-Workers are started and their predictors built (and warmed up, see :func:`build_ocr_predictor`) in the
+Workers are started and their predictors built (and warmed up, see :func:`warmed_ocr_predictor`) in the
 constructor, so that :meth:`VideoProcessPool.run` measures only the work. A predictor that cannot be built
 raises in :meth:`~VideoProcessPool.run`, like a predictor error in :class:`VideoOCR`.
 """
@@ -29,20 +29,20 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from vision.errors import VisionError
-from vision.pipelines.video import Predictor, VideoOCR, VideoOCRConfig, VideoResult
+from vision.pipelines.video.pipeline import Predictor, VideoOCR, VideoOptions, VideoResult
 
-__all__ = ["VideoProcessPool", "build_ocr_predictor"]
+__all__ = ["VideoProcessPool", "warmed_ocr_predictor"]
 
 _WORKER: dict[str, Any] = {}
 
 
-def build_ocr_predictor(warmup_size: tuple[int, int] | None = None, **kwargs: Any) -> Predictor:
+def warmed_ocr_predictor(warmup_size: tuple[int, int] | None = None, **kwargs: Any) -> Predictor:
     """``vision.ocr_predictor(**kwargs)``, run once on two blank ``warmup_size`` (H, W) frames when given, so a
     worker's first video does not pay for weight loading and kernel selection."""
     import numpy as np
 
     from vision.io.page import PageImage
-    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.predictor import ocr_predictor
 
     predictor = ocr_predictor(**kwargs)
     if warmup_size is not None:
@@ -51,7 +51,7 @@ def build_ocr_predictor(warmup_size: tuple[int, int] | None = None, **kwargs: An
     return predictor
 
 
-def _init(factory: Callable[[], Predictor], config: VideoOCRConfig, threads: int, ready: Any) -> None:
+def _init(factory: Callable[[], Predictor], config: VideoOptions, threads: int, ready: Any) -> None:
     """Worker start: bound the CPU threads, build the predictor (keeping a failure to raise per task)."""
     import cv2
     import torch
@@ -92,13 +92,13 @@ def _read(task: tuple[int, str, float | None, float | None]) -> tuple[int, Video
 
 class VideoProcessPool:
     """``processes`` workers, each with its own predictor from ``factory`` (a picklable zero-argument callable,
-    e.g. ``functools.partial(build_ocr_predictor, device="cuda")``), reading whole videos with ``config``.
+    e.g. ``functools.partial(warmed_ocr_predictor, device="cuda")``), reading whole videos with ``config``.
 
     Use as a context manager (or call :meth:`close`). ``threads``: CPU threads per worker (default: the cores
     divided among the workers).
     """
 
-    def __init__(self, factory: Callable[[], Predictor], config: VideoOCRConfig = VideoOCRConfig(), *,
+    def __init__(self, factory: Callable[[], Predictor], config: VideoOptions = VideoOptions(), *,
                  processes: int = 2, threads: int | None = None, start_timeout: float = 900.0) -> None:
         if processes < 1:
             raise ValueError(f"processes must be >= 1, got {processes}")
@@ -152,7 +152,7 @@ class VideoProcessPool:
         self.close()
 
 
-def _segments(source: str, config: VideoOCRConfig, parts: int) -> list[tuple[float | None, float | None]]:
+def _segments(source: str, config: VideoOptions, parts: int) -> list[tuple[float | None, float | None]]:
     """Up to ``parts`` consecutive ``[start, end)`` ranges of the video on its sampling grid; the configured
     range alone when it cannot or need not be cut (one part, scene change, a video that does not open: its
     worker then reports the error)."""
@@ -175,9 +175,9 @@ def _segments(source: str, config: VideoOCRConfig, parts: int) -> list[tuple[flo
     return [(b, bounds[i + 1] if i + 1 < len(bounds) else config.end) for i, b in enumerate(bounds)]
 
 
-def _join(source: str, results: list[VideoResult], config: VideoOCRConfig) -> VideoResult:
+def _join(source: str, results: list[VideoResult], config: VideoOptions) -> VideoResult:
     """One video's result from its segments: the first error, or every frame merged into one timeline."""
-    from vision.pipelines.timeline import video_document
+    from vision.pipelines.video.timeline import video_document
 
     frames = sum(r.frames for r in results)
     failed = [r for r in results if r.error is not None]

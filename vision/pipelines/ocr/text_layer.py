@@ -18,10 +18,10 @@ import numpy as np
 from vision.pipelines.base import PageState
 from vision.structures import Word
 from vision.structures.geometry import clip_box
+from vision.pipelines.ocr.options import PdfTextMode
 
 __all__ = ["PdfTextMode", "PDF_TEXT_MODES", "TextLayerStage"]
 
-PdfTextMode = Literal["auto", "ocr", "layer"]
 PDF_TEXT_MODES: tuple[str, ...] = ("auto", "ocr", "layer")
 
 

@@ -1,0 +1,137 @@
+"""The OCR product's one options type, and the mappings of the interfaces onto it.
+
+:class:`OCROptions` holds every setting of :func:`vision.ocr_predictor`. The Python API takes its fields as
+keyword arguments (:func:`options_with`), the CLI maps its flags onto it (:func:`add_model_arguments`,
+:func:`options_from_args`) and the service its settings (``ModelSettings.ocr_options``). Weights are
+``"default"`` (shipped), a safetensors path, or ``None`` for random initialisation, spelled ``random`` in
+text (flags, settings files; :func:`parse_weights`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from vision.pipelines.ocr.reading_order import LayoutOptions
+
+if TYPE_CHECKING:
+    import torch
+
+PdfTextMode = Literal["auto", "ocr", "layer"]
+
+__all__ = ["OCROptions", "add_model_arguments", "options_from_args", "options_with", "parse_weights"]
+
+RANDOM = "random"
+"""How text (flags, settings) spells randomly initialised weights (``None`` in Python)."""
+
+
+@dataclass(frozen=True)
+class OCROptions:
+    """Every setting of the OCR predictor, typed (names follow docTR's where the meaning is the same).
+
+    Attributes:
+        det_arch, reco_arch: registered architectures (``None``: the registry defaults).
+        det_weights, reco_weights: ``"default"`` (shipped), a safetensors path, or ``None`` (random, tests).
+        device: ``"cpu"``, ``"cuda"``, ... (``None``: CUDA when available).
+        dtype: model dtype (``None``: float32).
+        det_batch_size: pages per detection forward pass.
+        det_input_shapes: static ``(height, width)`` detector inputs (``None``: the predictor's, 1024 px).
+        reco_batch_size: crops per recognition forward pass.
+        pages_per_batch: pages that go through the stages together (bounds memory on long documents).
+        assume_straight_pages: straight word boxes; ``False`` detects rotated quads, cuts them upright and
+            groups lines on the deskewed page (skew up to about 10 degrees, rotated lines).
+        detect_orientation: turn pages rotated by 90, 180 or 270 degrees upright first.
+        straighten_pages: report geometry on the upright page (and keep that image) instead of mapping it
+            back onto the page as given.
+        pdf_text: ``"auto"``, ``"ocr"`` or ``"layer"`` (see :mod:`vision.pipelines.ocr.text_layer`).
+        rectify: rectify photographed pages first (:class:`~vision.pipelines.ocr.rectify.RectifyStage`,
+            OpenCV page finder); geometry, dimensions and ``Page.image`` are then those of the rectified page.
+        layout: thresholds of the line/block/reading-order rules and non-text regions.
+        crops_on_device: cut and recognise crops on the recognizer's device
+            (:mod:`vision.pipelines.ocr.device`); ``None``: when it runs on a GPU.
+        onnx: run both models with onnxruntime (exported once per weights and cached);
+            ``None``: on CPU in float32 when onnxruntime is installed; ``False``: eager PyTorch.
+    """
+
+    det_arch: str | None = None
+    reco_arch: str | None = None
+    det_weights: str | None = "default"
+    reco_weights: str | None = "default"
+    device: str | None = None
+    dtype: torch.dtype | None = None
+    det_batch_size: int = 4
+    det_input_shapes: tuple[tuple[int, int], ...] | None = None
+    reco_batch_size: int = 256
+    pages_per_batch: int = 16
+    assume_straight_pages: bool = True
+    detect_orientation: bool = False
+    straighten_pages: bool = False
+    pdf_text: PdfTextMode = "auto"
+    rectify: bool = False
+    layout: LayoutOptions = field(default_factory=LayoutOptions)
+    crops_on_device: bool | None = None
+    onnx: bool | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.pdf_text not in ("auto", "ocr", "layer"):
+            raise ValueError(f"pdf_text must be 'auto', 'ocr' or 'layer', got {self.pdf_text!r}")
+        if self.device is not None and not isinstance(self.device, str):
+            object.__setattr__(self, "device", str(self.device))  # a torch.device: one spelling inside
+        if self.det_input_shapes is not None:
+            shapes = tuple((int(h), int(w)) for h, w in self.det_input_shapes)
+            object.__setattr__(self, "det_input_shapes", shapes)
+
+
+_FIELDS = frozenset(f.name for f in fields(OCROptions))
+
+
+def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
+    """``base`` (default :class:`OCROptions`) with ``changes``; ``None`` values of ``det_arch``/``reco_arch``
+    keep the base's. ``layout=None`` means the default layout rules.
+
+    Raises:
+        TypeError: for a name that is not a field of :class:`OCROptions`.
+    """
+    unknown = sorted(changes.keys() - _FIELDS)
+    if unknown:
+        raise TypeError(f"unknown OCR option(s) {', '.join(unknown)}; options are {', '.join(sorted(_FIELDS))}")
+    for name in ("det_arch", "reco_arch"):
+        if changes.get(name, 0) is None:
+            del changes[name]
+    if "layout" in changes and changes["layout"] is None:
+        changes["layout"] = LayoutOptions()
+    return replace(base or OCROptions(), **changes)
+
+
+def parse_weights(text: str | None) -> str | None:
+    """A weights option as text: ``random`` (also ``none``) means random initialisation (``None``)."""
+    if text is None or text.lower() in (RANDOM, "none"):
+        return None
+    return text
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights`` and ``--device``."""
+    parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
+    parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
+    parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
+    parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'random'")
+    parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+
+
+def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROptions:
+    """The :class:`OCROptions` of :func:`add_model_arguments`' flags (or of any object with the same
+    ``det_arch``, ``reco_arch``, ``det_weights``, ``reco_weights`` and ``device`` attributes, such as the
+    service's model settings), with further ``changes``."""
+    return options_with(
+        det_arch=args.det_arch,
+        reco_arch=args.reco_arch,
+        det_weights=parse_weights(args.det_weights),
+        reco_weights=parse_weights(args.reco_weights),
+        device=args.device,
+        **changes,
+    )

@@ -1,0 +1,167 @@
+"""End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
+
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout  =>  Document
+
+The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
+
+Each stage is a callable over a batch of :class:`~vision.pipelines.base.PageState`; swap one by name with
+``predictor.pipeline = predictor.pipeline.replace("detect", my_stage)``. The predictor feeds pages in batches
+of ``pages_per_batch`` (pages are read by a background thread while the models run), and recognition reads
+the crops of all pages of a batch in one call, so its batches stay full whatever the words per page.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from vision.pipelines._prefetch import prefetch
+from vision.pipelines.base import Pipeline, as_pages, chunked
+from vision.pipelines.ocr.options import OCROptions, options_with
+from vision.pipelines.ocr.orientation import DeskewStage, OrientationStage
+from vision.pipelines.ocr.polarity import PolarityStage
+from vision.pipelines.ocr.rectify import RectifyStage
+from vision.pipelines.ocr.stages import (
+    CropStage,
+    DetectStage,
+    LayoutStage,
+    RecognizeStage,
+    read_stage,
+    split_spaced,
+)
+from vision.pipelines.ocr.text_layer import PdfTextMode, TextLayerStage
+from vision.structures import Document, Page
+
+__all__ = [
+    "OCROptions",
+    "build_pipeline",
+    "OCRPredictor",
+    "ocr_predictor",
+    "read_stage",
+    "DetectStage",
+    "CropStage",
+    "RecognizeStage",
+    "LayoutStage",
+    "split_spaced",
+]
+
+
+class OCRPredictor:
+    """``predictor(doc) -> Document`` for a ``DocumentFile``, ``PageImage`` objects or numpy pages.
+
+    Attributes:
+        pipeline: the stages (replace one to change the behaviour).
+        options: the settings it was built with.
+    """
+
+    def __init__(self, pipeline: Pipeline, options: OCROptions) -> None:
+        self.pipeline, self.options = pipeline, options
+
+    def __call__(self, doc: Any) -> Document:
+        pages: list[Page] = []
+        for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
+            pages.extend(self.pipeline(batch))
+        return Document(pages=pages, source=getattr(doc, "source", None))
+
+    def __repr__(self) -> str:
+        return f"OCRPredictor({self.pipeline!r})"
+
+
+def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
+    """Whether crops are cut on the recognizer's device (a recognition predictor on a GPU, unless told)."""
+    from vision.predictors.recognition.predictor import RecognitionPredictor
+
+    usable = isinstance(reco_predictor, RecognitionPredictor)
+    if options.crops_on_device is None:
+        return usable and reco_predictor.device.type != "cpu"
+    if options.crops_on_device and not usable:
+        raise ValueError(
+            "crops_on_device needs a RecognitionPredictor (its model runs on the crops directly)"
+        )
+    return options.crops_on_device
+
+
+def _shared_upload(det_predictor: Callable, reco_predictor: Callable) -> torch.device | None:
+    """The device where the detector and the crop cutter can share one upload of each page: a detection
+    predictor that fits pages on the recognizer's device (else ``None``: the detector reads host arrays)."""
+    from vision.predictors.detection.predictor import DetectionPredictor
+
+    if isinstance(det_predictor, DetectionPredictor) and det_predictor.resize == "device":
+        if det_predictor.device == reco_predictor.device:  # type: ignore[attr-defined]
+            return det_predictor.device
+    return None
+
+
+def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable) -> Pipeline:
+    """The standard stages for ``options`` around a detection and a recognition predictor.
+
+    With crops on the device, one ``recognize`` stage cuts and reads (:mod:`vision.pipelines.ocr.device`).
+    """
+    straight = options.assume_straight_pages
+    on_device = _on_device(options, reco_predictor)
+    shared = _shared_upload(det_predictor, reco_predictor) if on_device else None
+    detect = DetectStage(det_predictor, device=shared)
+    stages: list[tuple[str, Callable]] = [
+        ("read", read_stage),
+        *([("rectify", RectifyStage())] if options.rectify else []),
+        ("text_layer", TextLayerStage(options.pdf_text)),
+        ("polarity", PolarityStage()),
+    ]
+    if options.detect_orientation:
+        stages.append(("orientation", OrientationStage(detect, reco_predictor)))
+    stages.append(("detect", detect))
+    if not straight:
+        stages.append(("deskew", DeskewStage(detect)))
+    if on_device:
+        from vision.pipelines.ocr.device import DeviceRecognizeStage
+
+        stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
+    else:
+        stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    stages.append(
+        ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
+    )
+    return Pipeline(stages)
+
+
+def ocr_predictor(
+    det_arch: str | None = None,
+    reco_arch: str | None = None,
+    *,
+    options: OCROptions | None = None,
+    det_predictor: Callable | None = None,
+    reco_predictor: Callable | None = None,
+    **settings: Any,
+) -> OCRPredictor:
+    """Build the end-to-end OCR predictor.
+
+    Args:
+        det_arch, reco_arch: registered architectures (``None``: the registry defaults).
+        options: every setting (:class:`OCROptions`); ``settings`` are fields of it that override it
+            (``ocr_predictor(device="cuda", detect_orientation=True)``).
+        det_predictor, reco_predictor: prebuilt predictors (any callables with the detection and
+            recognition predictor contracts) used instead of building them.
+
+    Models load the shipped offline weights; ``det_weights=None, reco_weights=None`` build random models
+    (tests).
+
+    Raises:
+        TypeError: for a setting that is not a field of :class:`OCROptions`.
+        vision.errors.WeightsError: when the default weights are not installed.
+    """
+    options = options_with(options, det_arch=det_arch, reco_arch=reco_arch, **settings)
+    o = options
+    if det_predictor is None:
+        from vision.predictors.detection.predictor import detection_predictor
+
+        det_predictor = detection_predictor(
+            o.det_arch, weights=o.det_weights, device=o.device, dtype=o.dtype, batch_size=o.det_batch_size,
+            assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes)
+    if reco_predictor is None:
+        from vision.predictors.recognition.predictor import recognition_predictor
+
+        reco_predictor = recognition_predictor(
+            o.reco_arch, weights=o.reco_weights, device=o.device, dtype=o.dtype, batch_size=o.reco_batch_size,
+            onnx=o.onnx)
+    return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

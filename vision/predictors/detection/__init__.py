@@ -1,0 +1,1 @@
+"""Text detection predictor: pages in, word boxes and polygons out."""

@@ -1,0 +1,1 @@
+"""Segment Anything predictor (prompted masks) and automatic mask generator."""
