@@ -17,7 +17,7 @@ from ocrmypdf import pluginspec
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "pipelines"))
-from _ocr_stages import TEXT, render_page  # noqa: E402
+from _ocr_stages import TEXT, InkDetector, TemplateReader, render_page  # noqa: E402
 
 from vision.integrations import ocrmypdf as plugin  # noqa: E402
 from vision.structures import Block, Document, Line, Page, Word  # noqa: E402
@@ -84,3 +84,30 @@ def test_ocrmypdf_with_the_vision_engine_end_to_end(tmp_path):
     words = document[0].get_textpage().get_text_range().split()
     document.close()
     assert words == " ".join(TEXT).split()
+
+
+def test_engine_hooks_with_stand_in_models(tmp_path, monkeypatch):
+    """generate_ocr, get_orientation and get_deskew on page images, with the classical stand-in models."""
+    from vision.pipelines.ocr import ocr_predictor
+    from vision.pipelines.ocr.orientation import rotate_image
+
+    def stand_in(threads, detect_orientation):
+        return ocr_predictor(
+            det_predictor=InkDetector(straight=False),
+            reco_predictor=TemplateReader(),
+            assume_straight_pages=False,
+            detect_orientation=detect_orientation,
+        )
+
+    monkeypatch.setattr(plugin, "_predictor", stand_in)
+    options = SimpleNamespace(jobs=1)
+    upright, _ = render_page()
+    Image.fromarray(upright).save(tmp_path / "page.png", dpi=(200, 200))
+    tree, text = plugin.VisionEngine.generate_ocr(tmp_path / "page.png", options, page_number=2)
+    assert [w.text for w in tree.words] == " ".join(TEXT).split() and text.split("\n") == TEXT
+    assert abs(tree.dpi - 200) < 0.01 and tree.page_number == 2  # PNG stores dots per metre
+    assert all(0 <= w.confidence <= 1 for w in tree.words) and len(tree.lines) == len(TEXT)
+    assert abs(plugin.VisionEngine.get_deskew(tmp_path / "page.png", options)) < 0.5
+    Image.fromarray(rotate_image(upright, 90)).save(tmp_path / "turned.png")  # scanned turned clockwise
+    orientation = plugin.VisionEngine.get_orientation(tmp_path / "turned.png", options)
+    assert (orientation.angle, orientation.confidence) == (270, 15.0)  # turn it 270 clockwise to read it
