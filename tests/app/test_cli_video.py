@@ -3,6 +3,7 @@ bars, and the Ray engine on a local Ray instance. The OCR is the deterministic t
 tests/pipelines/_video_synth.py (the real predictor is covered by tests/pipelines/test_video_real_ocr.py)."""
 
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -13,7 +14,6 @@ import _video_synth  # noqa: E402
 from _video_synth import CAPTIONS, TemplateOCR, check_subtitles, check_timeline, encode_cfr, encode_vfr  # noqa: E402
 
 import vision.app.cli.video as cli_video  # noqa: E402
-import vision.pipelines.video.outputs as outputs  # noqa: E402
 from vision.app.cli import main  # noqa: E402
 from vision.structures import Document  # noqa: E402
 
@@ -91,7 +91,7 @@ def test_an_interrupted_run_leaves_only_whole_files(
 ) -> None:
     reference = tmp_path / "reference"
     assert main(["video", str(corpus["root"]), "-o", str(reference), "-r", "--no-progress"]) == 0
-    real_fsync, count = outputs.os.fsync, [0]
+    real_fsync, count = os.fsync, [0]
 
     def fsync_then_die(fd: int) -> None:
         count[0] += 1
@@ -99,13 +99,13 @@ def test_an_interrupted_run_leaves_only_whole_files(
             raise KeyboardInterrupt
         real_fsync(fd)
 
-    monkeypatch.setattr(outputs.os, "fsync", fsync_then_die)
+    monkeypatch.setattr(os, "fsync", fsync_then_die)  # every durable write goes through it
     out = tmp_path / "out"
     assert main(["video", str(corpus["root"]), "-o", str(out), "-r", "--no-progress"]) == 130
     partial = outputs_of(out)
     assert 0 < len(partial) < len(outputs_of(reference))
     assert all(text == outputs_of(reference)[name] for name, text in partial.items())  # whole files only
-    monkeypatch.setattr(outputs.os, "fsync", real_fsync)
+    monkeypatch.setattr(os, "fsync", real_fsync)
     assert main(["video", str(corpus["root"]), "-o", str(out), "-r", "--no-progress"]) == 0
     assert outputs_of(out) == outputs_of(reference)
 

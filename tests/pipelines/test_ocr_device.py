@@ -131,7 +131,7 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
     (kept on the state for the crop cutter, dropped after recognition) and the words are those of the
     pipeline that uploads twice."""
     from vision.predictors.detection.predictor import detection_predictor
-    from vision.pipelines import device as device_mod
+    from vision.pipelines.ocr import device as device_mod
 
     uploads = []
     upload = device_mod.to_device

@@ -180,11 +180,11 @@ def test_crops_read_as_several_words_are_split_in_proportion():
     np.testing.assert_allclose(page.words[1].geometry, (0.1 + 0.4 * 6 / 11, 0.2, 0.5, 0.3), atol=1e-6)
 
 
-def test_clip_boxes_equal_clip_box_of_each_row():
-    from vision.pipelines.ocr.stages import _clip_boxes
+def test_corner_boxes_equal_clip_box_of_each_row():
+    from vision.ops.boxes import corner_boxes
     from vision.structures.geometry import clip_box
 
     corners = np.random.default_rng(0).uniform(-0.3, 1.3, (200, 2, 2))
     lo, hi = corners.min(axis=1), corners.max(axis=1)
-    got = [tuple(b) for b in _clip_boxes(lo, hi).tolist()]
+    got = [tuple(b) for b in corner_boxes(lo, hi).tolist()]
     assert got == [clip_box(np.r_[a, b]) for a, b in zip(lo, hi)]

@@ -81,7 +81,7 @@ FORMATS: dict[str, Format] = {
         Format("vtt", ".vtt", "text/vtt; charset=utf-8", lambda d, dpi: d.to_vtt().encode()),
     )
 }
-DOCUMENT_FORMATS = ("txt", "json", "hocr", "alto", "pdf", "tsv")
+DOCUMENT_FORMATS = ("json", "txt", "hocr", "alto", "pdf", "tsv")
 """Formats of ``vision ocr`` and ``POST /v1/ocr``."""
 VIDEO_FORMATS = ("json", "srt", "vtt", "txt")
 """Formats of ``vision video``."""
