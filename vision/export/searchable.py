@@ -4,8 +4,8 @@ Unlike :func:`vision.export.pdf.save_pdf`, which draws the rendered page images 
 keep their content streams, images and fonts byte for byte (see :mod:`vision.export.pdf_layer`); image
 inputs are embedded losslessly at their own resolution (:mod:`vision.export.source_pdf`). Per page:
 
-* a page that had a text layer in the input (born-digital) is left unchanged when ``skip_text`` is on
-  (``--pdf-text auto``, the default);
+* a page that shows text (born-digital, or OCR'd before: :func:`~vision.export.pdf_redo.page_has_text`)
+  is left unchanged when ``skip_text`` is on (``--pdf-text auto``, the default);
 * a page that was OCR'd gets the words of its :class:`~vision.structures.Page`, mapped onto the page as
   displayed (crop box and ``/Rotate``); pages of the input that were not OCR'd (``--pages``) are copied;
 * ``rotate_pages`` turns the page by the orientation the OCR found (its ``/Rotate``), ``deskew`` turns its
