@@ -5,7 +5,10 @@ read fine, VisionErrors by class, crashes (worker died: segfault, abort, OOM kil
 other exceptions (any non-VisionError is a bug). The baseline is the unmutated seeds, read in the same
 run: every one must read fine.
 
-    nice -n 19 .venv/bin/python benchmarks/fuzz_readers.py --inputs 10000 --workers 2
+    nice -n 19 .venv/bin/python benchmarks/fuzz_readers.py --inputs 10000 --workers 2 [--limits production]
+
+Limits are the service's (``LimitSettings().reader_limits(job=True)``: 50 MB, 100 MP, 2,000 pages, PDFs in
+a sandboxed worker) unless ``--limits small``. Peak RSS is the largest of a fuzz worker and its PDF workers.
 """
 
 from __future__ import annotations
@@ -24,8 +27,19 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
-# Limits for fuzzing: small enough that a lying header cannot make one input allocate gigabytes.
-FUZZ_LIMITS = {"max_bytes": 8 * 1024**2, "max_pixels": 4096 * 4096, "max_pages": 64, "max_frames": 64}
+# --limits small: a lying header cannot make one input allocate gigabytes (quick runs).
+SMALL_LIMITS = {"max_bytes": 8 * 1024**2, "max_pixels": 4096 * 4096, "max_pages": 64, "max_frames": 64}
+
+
+def production_limits() -> dict[str, Any]:
+    """--limits production (the default): what a default ``vision serve`` gives the readers of jobs."""
+    import dataclasses
+
+    from vision.app.api.settings import LimitSettings
+
+    return dataclasses.asdict(LimitSettings().reader_limits(job=True))
+
+
 MAX_PAGES_DECODED = 4  # pages or frames decoded per input (opening already parses every header)
 
 
@@ -189,12 +203,12 @@ def fix_png_crcs(data: bytes) -> bytes:
 
 
 # ----------------------------------------------------------------------------- worker
-def read_input(kind: str, data: bytes, via_path: bool) -> int:
+def read_input(kind: str, data: bytes, via_path: bool, limits_dict: dict[str, Any]) -> int:
     """Open ``data`` with the reader for ``kind`` (or by sniffing) and decode a few pages; returns pages."""
     from vision.io import DocumentFile
     from vision.settings import Limits
 
-    limits = Limits(**FUZZ_LIMITS)
+    limits = Limits(**limits_dict)
     if via_path:
         doc = DocumentFile.from_path(data, limits=limits, fps=2.0)
     elif kind == "image":
@@ -235,32 +249,38 @@ def worker(conn: Any) -> None:
     conn.send("ready")
     while True:
         try:
-            kind, data, via_path = conn.recv()
+            kind, data, via_path, limits = conn.recv()
         except EOFError:
             return
         start = time.perf_counter()
         try:
-            pages = read_input(kind, data, via_path)
+            pages = read_input(kind, data, via_path, limits)
             outcome, detail = ("ok" if pages else "empty"), f"{pages} pages"
         except VisionError as exc:
             outcome, detail = f"VisionError:{type(exc).__name__}", str(exc)[:200]
         except Exception as exc:  # a bug: the readers must only raise VisionError on bad input
             outcome, detail = "exception", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}"
-        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss_mb = max(  # this worker, or the largest PDF worker process it started
+            resource.getrusage(who).ru_maxrss / 1024
+            for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        )
         conn.send((outcome, detail, time.perf_counter() - start, rss_mb))
 
 
 class Pool:
     """Worker processes with a per-input deadline: a hung worker is killed and replaced."""
 
-    def __init__(self, size: int, timeout: float) -> None:
+    def __init__(self, size: int, timeout: float, limits: dict[str, Any]) -> None:
+        self.limits = limits
         self.ctx = mp.get_context("spawn")  # no fork: PDFium and FFmpeg state must not be shared
         self.timeout = timeout
         self.workers = [self._spawn() for _ in range(size)]
 
     def _spawn(self) -> dict[str, Any]:
         parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(target=worker, args=(child,), daemon=True)
+        # Not daemonic: a daemonic process may not start children, and PDFs must go through the
+        # production path, a sandboxed PDF worker per document (close() ends these workers).
+        proc = self.ctx.Process(target=worker, args=(child,), daemon=False)
         proc.start()
         child.close()
         if not parent.poll(300) or parent.recv() != "ready":
@@ -273,7 +293,8 @@ class Pool:
             for w in self.workers:
                 if w["job"] is None and queue:
                     w["job"] = queue.popleft()
-                    w["conn"].send((w["job"]["kind"], w["job"]["data"], w["job"]["via_path"]))
+                    job = w["job"]
+                    w["conn"].send((job["kind"], job["data"], job["via_path"], self.limits))
                     w["deadline"] = time.monotonic() + self.timeout
             busy = [w for w in self.workers if w["job"]]
             ready = wait([w["conn"] for w in busy] + [w["proc"].sentinel for w in busy], timeout=0.5)
@@ -325,6 +346,12 @@ def main() -> int:
         "--timeout", type=float, default=10.0, help="seconds per input before it counts as a hang"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--limits",
+        choices=("production", "small"),
+        default="production",
+        help="the service's reader limits (default) or small ones for quick runs",
+    )
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fuzz_readers.json"))
     parser.add_argument(
         "--keep",
@@ -333,6 +360,9 @@ def main() -> int:
         help="where failing inputs are saved for reproduction",
     )
     args = parser.parse_args()
+    args.limits_used = production_limits() if args.limits == "production" else SMALL_LIMITS
+    if args.limits == "production":  # a PDF may use its whole render time before it is stopped
+        args.timeout = max(args.timeout, args.limits_used["pdf_timeout_s"] + 10)
 
     seeds = make_seeds()
     rng = random.Random(args.seed)
@@ -397,7 +427,7 @@ def main() -> int:
                 flush=True,
             )
 
-    pool = Pool(args.workers, args.timeout)
+    pool = Pool(args.workers, args.timeout, args.limits_used)
     try:
         pool.run(jobs, on_result)
     finally:
@@ -475,7 +505,7 @@ def report(
         "seed": args.seed,
         "workers": args.workers,
         "timeout_s": args.timeout,
-        "limits": FUZZ_LIMITS,
+        "limits": args.limits_used,
         "elapsed_s": round(elapsed, 1),
         "worker_peak_rss_mb": round(peak_rss),
         "baseline": baseline,

@@ -192,13 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rungs", default=",".join(RUNGS), help=f"comma list of {', '.join(RUNGS)}")
     parser.add_argument("--pages-per-batch", type=int, default=64,
                         help="pages per predictor call: the recognizer batches the crops of all of them "
-                             "(64: 302.5 vs 279.0 pages/s at 32 on an H100, session 10)")
+                             "(64: 302.5 vs 279.0 pages/s at 32 on an H100, docs/benchmarks.md)")
     parser.add_argument("--det-batch-size", type=int, default=16)
     parser.add_argument("--reco-batch-size", type=int, default=1024)
     parser.add_argument("--warmup", type=int, default=2, help="warm-up batches per worker (compilation)")
     parser.add_argument("--min-rows", type=int, default=64,
                         help="compiled recognizer batches are padded to a power of two of rows, at least this "
-                             "many (--reco-batch-size: every batch padded to it, the behaviour before session 9)")
+                             "many (--reco-batch-size: every batch padded to the full batch size)")
     parser.add_argument("--nchw", action="store_true",
                         help="keep the models' convolutions NCHW (the predictors' CUDA default is channels-last)")
     parser.add_argument("--page-resize", choices=("host", "device"), default=None,

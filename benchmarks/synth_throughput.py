@@ -72,7 +72,8 @@ def _run_worker(renderer: WordRenderer, args: argparse.Namespace, seed: int) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=".carry/reco/ft4.json", help="training config (fonts, words, synth)")
+    parser.add_argument("--config", default="configs/recognition/crnn_mobilenet_small/stage5_frozen_anneal.json",
+                        help="training config (fonts, words, synth)")
     parser.add_argument("--max-fonts", type=int, default=0, help="use only the first N fonts (0: all)")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="prewarm pool size")
     parser.add_argument("--top-chars", type=int, default=120, help="characters prewarmed per font and size")

@@ -10,6 +10,7 @@ __all__ = [
     "LimitExceeded",
     "UnreadableFile",
     "WeightsError",
+    "InvalidPages",
 ]
 
 
@@ -48,3 +49,7 @@ class UnreadableFile(VisionError):
 
 class WeightsError(VisionError):
     """Model weights are missing, do not match their checksum, or do not fit the architecture."""
+
+
+class InvalidPages(VisionError, ValueError):
+    """A page selection names pages the document does not have (or none at all)."""

@@ -7,7 +7,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "cache_dir"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "EXPANSION_FREE_PIXELS", "cache_dir"]
+
+EXPANSION_FREE_PIXELS = 64 * 1024**2  # below this many decoded pixels a file is never a "bomb" by ratio
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,16 @@ class Limits:
         max_pages: most pages read from one document (PDF or multi-page TIFF).
         max_frames: most frames sampled from one video.
         pdf_max_dpi: highest rendering resolution accepted for PDFs.
+        max_expansion: most decoded pixels per encoded byte for image files that decode to more than
+            :data:`EXPANSION_FREE_PIXELS` pixels in all; flags files whose headers promise far more
+            pixels than their data can hold (a 35-byte GIF with a 13000x13000 screen, a TIFF whose pages
+            share one strip). Lossless codecs top out near 8,000 pixels per byte on blank 1-bit pages.
+        pdf_sandbox: render PDFs in a separate worker process with the limits below, so a hostile
+            PDF costs that worker, never the caller's process (not in daemonic processes, such as
+            multiprocessing pool workers, which may not start children: they render in-process).
+        pdf_timeout_s: wall-clock seconds allowed to open a PDF or render one page (sandbox only).
+        pdf_cpu_s: CPU seconds a PDF worker may spend opening a PDF or rendering one page (``RLIMIT_CPU``).
+        pdf_memory_bytes: address space of a PDF worker (``RLIMIT_AS``; sandbox only).
     """
 
     max_bytes: int = 512 * 1024**2
@@ -27,8 +39,13 @@ class Limits:
     max_pages: int = 5_000
     max_frames: int = 100_000
     pdf_max_dpi: int = 1200
+    max_expansion: int = 10_000
+    pdf_sandbox: bool = True
+    pdf_timeout_s: float = 30.0
+    pdf_cpu_s: int = 120
+    pdf_memory_bytes: int = 3 * 1024**3
 
-    def replace(self, **changes: int) -> "Limits":
+    def replace(self, **changes: float | bool | None) -> "Limits":
         """Return a copy with some fields changed (``None`` values are ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 import vision
 from vision.app.api import create_app
+from vision.app.api.security import LOCAL_HOSTS
 from vision.app.api.settings import ServiceSettings
 
 RANDOM_MODELS = {"det_weights": "random", "reco_weights": "random"}
@@ -40,6 +41,7 @@ def service_settings(tmp_path: Path, **overrides: Any) -> ServiceSettings:
         "ui": False,
         "models": RANDOM_MODELS,
         "batching": {"max_wait_ms": 0},
+        "allowed_hosts": ["testserver", *LOCAL_HOSTS],  # TestClient's Host, and real servers on loopback
     }
     for key, value in overrides.items():
         base[key] = (

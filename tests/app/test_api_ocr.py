@@ -75,6 +75,8 @@ def test_born_digital_pdf_reads_its_text_layer(client: TestClient, predictor: An
         ("txt", "text/plain; charset=utf-8", "render", ".txt"),
         ("hocr", "application/xhtml+xml", "export_hocr", ".hocr.html"),
         ("alto", "application/xml", "export_alto", ".alto.xml"),
+        ("md", "text/markdown; charset=utf-8", "export_markdown", ".md"),
+        ("html", "text/html; charset=utf-8", "export_html", ".html"),
     ],
 )
 def test_text_formats_by_query_and_by_form(
@@ -137,7 +139,7 @@ def test_validation_errors_have_the_json_error_body(client: TestClient) -> None:
     body = bad_format.json()
     assert (body["error"], body["message"]) == (
         "invalid_request",
-        "query.format: Input should be 'json', 'txt', 'hocr', 'alto', 'pdf' or 'tsv'",
+        "query.format: Input should be 'json', 'txt', 'hocr', 'alto', 'md', 'html', 'pdf' or 'tsv'",
     )
     assert [d["loc"] for d in body["detail"]] == [["query", "format"]]
     bad_dpi = post(client, b"x", params={"dpi": "5000"})

@@ -89,6 +89,12 @@ def test_pdf_hocr_and_alto_outputs_are_valid(tmp_path, predictor):
         assert _run([str(image), "-o", str(out), "--format", fmt], predictor) == 0
         root = etree.parse(str(out / f"page.png.{ext}")).getroot()
         assert root.tag.endswith("html" if fmt == "hocr" else "alto")
+    for fmt in ("md", "html"):
+        out = tmp_path / f"page.{fmt}"
+        assert _run([str(image), "-o", str(out), "--format", fmt], predictor) == 0
+        text = out.read_text()
+        assert all(word in text for word in " ".join(TEXT).split())
+        assert text.startswith("<!DOCTYPE html>") == (fmt == "html")
 
 
 def test_pdf_inputs_use_their_text_layer_unless_told(tmp_path, predictor, capsys):

@@ -1,8 +1,9 @@
 """Jobs survive a crash: a real server (uvicorn subprocess on loopback) is SIGKILLed mid-job and restarted.
 
 A multi-page PDF job and a video job run together; the server is killed once both have checkpointed
-some work, restarted on the same job folder, and both jobs complete with their full result: every page
-and every frame, in order, the checkpointed ones not recomputed.
+some work, while an upload is arriving, restarted on the same job folder, and both jobs complete with
+their full result: every page and every frame, in order, the checkpointed ones not recomputed. Nothing
+is left behind: no staged upload of the dead process, no job folder without its job.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import _app_media as _media
@@ -119,9 +122,16 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
         assert pdf.status_code == 202
         ids["pdf"] = pdf.json()["id"]
         _wait_progress(base, ids["pdf"], log)
+        upload = threading.Thread(target=_slow_upload, args=(base,), daemon=True)
+        upload.start()  # the kill also lands in the middle of an upload
+        time.sleep(0.5)
         server.send_signal(signal.SIGKILL)
         server.wait(30)
         killed_at = time.time()
+        upload.join(30)
+        # What a kill during the copy of an upload into the job store leaves: a staged file of a dead pid.
+        staged = jobs_dir / "incoming" / f"{server.pid}-{'0' * 32}"
+        staged.write_bytes(b"half an upload")
     finally:
         if server.poll() is None:
             server.kill()
@@ -144,6 +154,9 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
     finally:
         os.kill(server.pid, signal.SIGTERM)
         server.wait(60)
+    assert not staged.exists() and list((jobs_dir / "incoming").iterdir()) == []  # no orphans
+    folders = {p.name for p in jobs_dir.iterdir() if p.is_dir() and p.name != "incoming"}
+    assert folders == set(ids.values())  # every job folder belongs to a job, and no half upload became one
     assert [p["page_idx"] for p in document["pages"]] == list(range(PAGES))
     assert {tuple(p["dimensions"]) for p in document["pages"]} == {(480, 640)}
     assert document["source"] == "scan.pdf" and all(p["source"] == "scan.pdf" for p in document["pages"])
@@ -153,6 +166,27 @@ def test_jobs_complete_after_sigkill_and_restart(tmp_path: Path) -> None:
         pages_dir = jobs_dir / job_id / "pages"
         kept = [pages_dir / f"{i:06d}.json" for i in range(before[name]["done"])]
         assert all(p.stat().st_mtime < killed_at for p in kept), name
+
+
+def _slow_upload(base: str) -> None:
+    """Stream a 20 MB upload at 1 MB a tenth of a second (the server is killed while it arrives)."""
+
+    def body() -> Iterator[bytes]:
+        yield b'--x\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\n\r\n'
+        for _ in range(20):
+            time.sleep(0.1)
+            yield b"\0" * (1 << 20)
+        yield b"\r\n--x--\r\n"
+
+    try:
+        httpx.post(
+            f"{base}/v1/jobs",
+            content=body(),
+            headers={"content-type": "multipart/form-data; boundary=x"},
+            timeout=30,
+        )
+    except httpx.TransportError:
+        pass  # the server died under it
 
 
 def _job_row(jobs_dir: Path, job_id: str) -> dict:

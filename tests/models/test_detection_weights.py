@@ -28,7 +28,7 @@ def test_weights_record_matches_file_and_model(name):
     assert sum(p.numel() for p in model.parameters()) == w.meta["num_params"]
     assert {"recipe", "data", "metrics", "postprocess", "input_shapes"} <= set(w.meta)
     DBOptions(**w.meta["postprocess"])  # the recorded settings are valid post-processing fields
-    assert w.meta["recipe"]["config"]["arch"] == name
+    assert w.meta["recipe"]["config"].startswith("configs/")  # checked in tests/training/test_configs.py
     for score in w.meta["metrics"].values():
         assert all(0 <= v <= 1 for v in (score.values() if isinstance(score, dict) else [score]))
 

@@ -1,63 +1,74 @@
-"""The training configs in configs/ are valid: every field known, every model builds with its overrides."""
+"""The training configs in configs/ are valid, and they are exactly the recipes of the shipped weights.
+
+Every recognition config builds the model its folder names with exactly the shipped parameter count; every
+config file is cited by a shipped weight's meta, and every config a meta cites exists.
+"""
 
 from __future__ import annotations
 
 import argparse
-import re
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from vision.models import get_model
-from vision.models._registry import get_entry
+from vision.models import get_entry, get_model, list_models
+from vision.training.detection import load_config
 from vision.training.recognition import _config, add_arguments
 
-CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("recognition_*.json"))
-# measured probes' recipes; their weights did not ship
-PROBES = {"recognition_crnn_transformer_small_hybrid", "recognition_crnn_transformer_small_hybrid_ft",
-          "recognition_crnn_transformer_small_local"}
+ROOT = Path(__file__).resolve().parents[2]
+RECOGNITION = sorted((ROOT / "configs" / "recognition").glob("*/*.json"))
 
 
-def test_configs_exist() -> None:
-    assert [p.stem for p in CONFIGS] == ["recognition_crnn_mobilenet_small", "recognition_crnn_mobilenet_small_ft",
-                                         "recognition_crnn_mobilenet_small_ft2", "recognition_crnn_mobilenet_small_ft3",
-                                         "recognition_crnn_mobilenet_small_ft4", "recognition_crnn_mobilenet_small_ft5",
-                                         "recognition_crnn_mobilenet_small_ft6", "recognition_crnn_mobilenet_small_ft7",
-                                         "recognition_crnn_transformer_small",
-                                         "recognition_crnn_transformer_small_fax",
-                                         "recognition_crnn_transformer_small_ft",
-                                         "recognition_crnn_transformer_small_ft2",
-                                         "recognition_crnn_transformer_small_hybrid",
-                                         "recognition_crnn_transformer_small_hybrid_ft",
-                                         "recognition_crnn_transformer_small_kd",
-                                         "recognition_crnn_transformer_small_local",
-                                         "recognition_crnn_transformer_small_short",
-                                         "recognition_crnn_transformer_small_shortfax",
-                                         "recognition_crnn_transformer_small_warm"]
+def _cited(value: object) -> Iterator[str]:
+    """Every ``configs/...json`` string anywhere in a nested meta value."""
+    if isinstance(value, str):
+        if value.startswith("configs/") and value.endswith(".json"):
+            yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _cited(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _cited(v)
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
-def test_recognition_config_builds_its_model(path: Path) -> None:
+def _recognition_config(path: Path):
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    cfg = _config(parser.parse_args(["--config", str(path)]))
-    assert re.sub(r"(_(ft\d*|warm|hybrid|kd|local|fax|short|shortfax))+$", "", path.stem).endswith(cfg.arch)
+    return _config(parser.parse_args(["--config", str(path)]))
+
+
+def test_every_config_is_a_shipped_recipe_and_every_cited_config_exists() -> None:
+    cited = {c for name in list_models() if get_entry(name).weights is not None
+             for c in _cited(get_entry(name).weights.meta.get("recipe", {}))}
+    on_disk = {str(p.relative_to(ROOT)) for p in (ROOT / "configs").rglob("*.json")}
+    assert RECOGNITION and cited
+    assert cited == on_disk
+
+
+@pytest.mark.parametrize("path", RECOGNITION, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_recognition_config_builds_the_shipped_model(path: Path) -> None:
+    cfg = _recognition_config(path)
+    assert cfg.arch == path.parent.name
     model = get_model(cfg.arch, weights=None, **cfg.model)
-    params = sum(p.numel() for p in model.parameters())
     shipped = get_entry(cfg.arch).weights
-    if shipped is not None and path.stem not in PROBES:  # a shipped recipe builds exactly the shipped model
-        assert params == shipped.meta["num_params"]
-    assert params > 1_000_000
+    assert shipped is not None
+    assert sum(p.numel() for p in model.parameters()) == shipped.meta["num_params"]
 
 
-def test_latest_recipe_builds_the_default_architecture() -> None:
-    """The newest recipe of the default architecture (``ft7``: the last stage of the shipped weights) builds
-    the same config (block table included), not only the same parameter count: ``rect`` and ``rect_late``
-    tables have identical weights shapes."""
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    latest = [p for p in CONFIGS if p.stem.startswith("recognition_crnn_mobilenet_small")][-1]
-    cfg = _config(parser.parse_args(["--config", str(latest)]))
-    assert latest.stem == "recognition_crnn_mobilenet_small_ft7"
+def test_last_stage_of_the_default_recognizer_builds_its_exact_config() -> None:
+    """Stage 5 builds the shipped block table, not only the same parameter count (``rect`` and ``rect_late``
+    tables have identical weights shapes), and trains with the backbone frozen."""
+    stages = get_entry("crnn_mobilenet_small").weights.meta["recipe"]["stages"]
+    cfg = _recognition_config(ROOT / stages[-1]["config"])
     assert cfg.freeze == ("backbone",)
     assert get_model(cfg.arch, weights=None, **cfg.model).config == get_model(cfg.arch, weights=None).config
+
+
+def test_detection_config_loads_and_names_its_model() -> None:
+    recipe = get_entry("db_mobilenet_v3_large").weights.meta["recipe"]
+    cfg = load_config(str(ROOT / recipe["config"]))
+    assert cfg.arch == "db_mobilenet_v3_large"
+    assert json.loads((ROOT / recipe["config"]).read_text())["data"]["val_pages"] == cfg.data.val_pages

@@ -6,8 +6,12 @@ through the same dynamic batcher as REST requests), or served alone by ``vision 
 
 from __future__ import annotations
 
+import atexit
 import hmac
+import os
+import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,11 +20,14 @@ import gradio as gr
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision.export.formats import render as render_format
-from vision.app.api.documents import ReadOptions, download_name, iter_pages, open_document
+from vision.app.api.documents import ReadOptions, download_name, open_document
+from vision.app.api.errors import ApiError
+from vision.app.api.job_service import JobService
+from vision.app.api.paging import ocr_chunks
 from vision.app.api.runtime import Runtime, SamService, build_runtime
 from vision.app.api.settings import ServiceSettings
 from vision.errors import VisionError
+from vision.export.formats import render as render_format
 from vision.structures import Document, Page
 
 __all__ = ["SAMPLE_PAGE", "build_ui", "draw_words", "launch_ui", "mount_ui", "segment_at"]
@@ -46,8 +53,12 @@ def draw_words(page: Page) -> np.ndarray:
     return np.asarray(canvas)
 
 
-def _ocr_document(runtime: Runtime, path: str, progress: gr.Progress) -> tuple[Document, bool]:
-    """OCR a file page chunk by page chunk (so progress moves), or a whole video; True for videos."""
+def _ocr_document(
+    runtime: Runtime, path: str, progress: gr.Progress, jobs: JobService | None = None
+) -> tuple[Document, bool]:
+    """OCR a file as REST would: up to ``max_pages`` pages chunk by chunk within the pixel budget (so
+    progress moves), longer documents as a job (when a job service runs), or a whole video; True for videos.
+    """
     settings = runtime.settings
     name = Path(path).name
     with open_document(
@@ -55,11 +66,41 @@ def _ocr_document(runtime: Runtime, path: str, progress: gr.Progress) -> tuple[D
     ) as doc:
         if doc.kind == "video":
             return _ocr_video(runtime, path, progress), True
-        total, chunk, pages = len(doc), settings.jobs.chunk_pages, []
-        for start in range(0, total, chunk):
-            progress((start, total), desc="reading pages", unit="pages")
-            pages += runtime.ocr.pages(list(iter_pages(doc, name, range(start, min(start + chunk, total)))))
+        total = len(doc)
+        if total > settings.limits.max_pages:
+            if jobs is None:
+                raise gr.Error(f"{name} has {total} pages, over {settings.limits.max_pages} (max_pages)")
+            doc.close()
+            return _ocr_as_job(jobs, path, name, progress), False
+        pages: list[Page] = []
+        chunks = ocr_chunks(
+            doc,
+            name,
+            runtime.ocr,
+            runtime.budget,
+            chunk_pages=settings.jobs.chunk_pages,
+            timeout_s=settings.limits.request_timeout_s,
+            keep_images=True,  # the searchable PDF draws on them
+        )
+        for indices, chunk in chunks:
+            progress((indices.start, total), desc="reading pages", unit="pages")
+            pages += chunk
         return Document(pages=pages, source=name), False
+
+
+def _ocr_as_job(jobs: JobService, path: str, name: str, progress: gr.Progress) -> Document:
+    """Submit a long document as a job (persisted, resumable) and follow it to its end."""
+    with open(path, "rb") as fh:
+        job = jobs.submit(fh, name, ReadOptions(), None, size=os.path.getsize(path))
+    while True:
+        record = jobs.store.get(job.id)
+        if record is None or record.status in ("failed", "cancelled"):
+            reason = "deleted" if record is None else (record.error_message or record.status)
+            raise gr.Error(f"job {job.id} for {name}: {reason}")
+        if record.status == "succeeded":
+            return jobs.result(record)
+        progress((record.done, record.total or 0), desc=f"job {job.id}", unit="pages")
+        time.sleep(0.5)
 
 
 def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
@@ -90,14 +131,39 @@ def _ocr_video(runtime: Runtime, path: str, progress: gr.Progress) -> Document:
 
 
 def _downloads(doc: Document, name: str, video: bool) -> list[str]:
-    """Write JSON, hOCR and a searchable PDF (documents) or SRT (videos) for download."""
-    folder = Path(tempfile.mkdtemp(prefix="vision-ui-"))
+    """Write JSON, Markdown, HTML, hOCR and a searchable PDF (documents; the PDF needs page images) or JSON,
+    hOCR and SRT (videos) for download.
+
+    Files go to a fresh folder under :func:`_download_root`; folders older than ``_KEEP_DOWNLOADS_S``
+    are removed first (Gradio has copied them to its own cache by then), and the root at exit.
+    """
+    root = _download_root()
+    cutoff = time.time() - _KEEP_DOWNLOADS_S
+    for old in root.iterdir():
+        if old.is_dir() and old.stat().st_mtime < cutoff:
+            shutil.rmtree(old, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix="vision-ui-", dir=root))
+    with_pdf = not video and all(p.image is not None for p in doc.pages)  # job results carry no images
     out = []
-    for fmt in ("json", "hocr", "srt" if video else "pdf"):
+    for fmt in ("json", "hocr", "srt") if video else ("json", "md", "html", "hocr", "pdf"):
+        if fmt == "pdf" and not with_pdf:
+            continue
         path = folder / download_name(name, fmt)
         path.write_bytes(render_format(doc, fmt))
         out.append(str(path))
     return out
+
+
+_KEEP_DOWNLOADS_S = 600.0
+_ROOT: list[Path] = []
+
+
+def _download_root() -> Path:
+    """One temporary folder per process for UI downloads, removed when the process exits."""
+    if not _ROOT or not _ROOT[0].is_dir():
+        _ROOT[:] = [Path(tempfile.mkdtemp(prefix="vision-ui-"))]
+        atexit.register(shutil.rmtree, _ROOT[0], True)
+    return _ROOT[0]
 
 
 def segment_at(sam: SamService, image: np.ndarray, x: float, y: float) -> np.ndarray:
@@ -108,17 +174,27 @@ def segment_at(sam: SamService, image: np.ndarray, x: float, y: float) -> np.nda
     return out.astype(np.uint8)
 
 
-def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> gr.Blocks:
-    """The Blocks app. ``runtime()`` returns the shared runtime at call time (it is built after the UI)."""
+def build_ui(
+    runtime: Callable[[], Runtime],
+    *,
+    segmentation: bool = False,
+    jobs: Callable[[], JobService | None] = lambda: None,
+) -> gr.Blocks:
+    """The Blocks app. ``runtime()`` returns the shared runtime at call time (it is built after the UI);
+    ``jobs()`` the job service that takes documents over ``max_pages`` pages (none: they are refused)."""
 
     def ocr(path: str | None, progress: gr.Progress = gr.Progress()) -> tuple[list, str, list[str]]:  # noqa: B008
         if not path:
             raise gr.Error("Upload an image, a PDF or a video first.")
         try:
-            doc, video = _ocr_document(runtime(), path, progress)
+            doc, video = _ocr_document(runtime(), path, progress, jobs())
             downloads = _downloads(doc, Path(path).name, video)
         except VisionError as exc:
             raise gr.Error(str(exc)) from exc
+        except ApiError as exc:  # job quotas, or a server too busy for the pixel budget
+            raise gr.Error(str(exc.detail)) from exc
+        except TimeoutError as exc:
+            raise gr.Error(f"the server is busy ({exc}); retry later") from exc
         gallery = [
             (draw_words(p), f"{'frame' if video else 'page'} {i + 1}: {len(p.words)} words")
             for i, p in enumerate(doc.pages[:_GALLERY_PAGES])
@@ -132,7 +208,8 @@ def build_ui(runtime: Callable[[], Runtime], *, segmentation: bool = False) -> g
             raise gr.Error("Upload an image first.")
         return segment_at(sam, image, *evt.index)
 
-    with gr.Blocks(title="vision", analytics_enabled=False) as demo:
+    # Gradio's own cache of uploads and outputs: files older than an hour are removed every hour.
+    with gr.Blocks(title="vision", analytics_enabled=False, delete_cache=(3600, 3600)) as demo:
         gr.Markdown("# vision\nOCR of images, PDFs and videos: words boxed on each page, text, downloads.")
         with gr.Tab("OCR"):
             with gr.Row():
@@ -193,7 +270,9 @@ def _serving_options(settings: ServiceSettings) -> dict[str, Any]:
 
 def mount_ui(app: Any, settings: ServiceSettings, *, segmentation: bool, path: str = "/ui") -> None:
     """Mount the UI on the REST app; it uses ``app.state.runtime`` (built in the app's lifespan)."""
-    blocks = build_ui(lambda: app.state.runtime, segmentation=segmentation)
+    blocks = build_ui(
+        lambda: app.state.runtime, segmentation=segmentation, jobs=lambda: getattr(app.state, "jobs", None)
+    )
     gr.mount_gradio_app(app, blocks, path=path, **_serving_options(settings))
 
 

@@ -74,6 +74,8 @@ def as_polygon(v: Any, path: str) -> Polygon | None:
 
 
 def read_page(d: Any, path: str) -> Page:
+    from vision.export._json_table import read_tables  # it builds on the readers of this module
+
     dims = as_list(get(d, "dimensions", path), f"{path}.dimensions")
     if len(dims) != 2:
         raise ValueError(f"{path}.dimensions: expected [height, width], got {dims!r}")
@@ -87,14 +89,18 @@ def read_page(d: Any, path: str) -> Page:
         orientation=as_int(get(d, "orientation", path), f"{path}.orientation"),
         timestamp=as_opt_float(get(d, "timestamp", path), f"{path}.timestamp"),
         source=as_opt_str(get(d, "source", path), f"{path}.source"),
+        tables=read_tables(d, path, _read_word),
     )
 
 
 def _read_block(d: Any, path: str) -> Block:
+    from vision.export._json_table import read_kind
+
     lines = as_list(get(d, "lines", path), f"{path}.lines")
     return Block(
         lines=[_read_line(ln, f"{path}.lines[{i}]") for i, ln in enumerate(lines)],
         geometry=as_opt_box(get(d, "geometry", path), f"{path}.geometry"),
+        kind=read_kind(d, path),
     )
 
 

@@ -39,6 +39,11 @@ def export_alto(doc: Document) -> str:
         },
     )
     alto.append(_description(doc))
+    kinds = sorted({b.kind for p in doc.pages for b in p.blocks if any(ln.words for ln in b.lines)})
+    if kinds:  # block kinds as layout tags, referenced by each TextBlock's TAGREFS
+        tags = ET.SubElement(alto, "Tags")
+        for kind in kinds:
+            ET.SubElement(tags, "LayoutTag", {"ID": f"kind_{kind}", "TYPE": "block", "LABEL": kind})
     layout = ET.SubElement(alto, "Layout")
     for number, page in enumerate(doc.pages, start=1):
         layout.append(_page(page, number))
@@ -70,7 +75,8 @@ def _page(page: Page, number: int) -> ET.Element:
     for b, block in enumerate((blk for blk in page.blocks if any(ln.words for ln in blk.lines)), start=1):
         assert block.geometry is not None  # a block with words has a geometry
         ident = f"block_{number}_{b}"
-        text_block = ET.SubElement(space, "TextBlock", {"ID": ident, **_position(block.geometry, page)})
+        attrs = {"ID": ident, **_position(block.geometry, page), "TAGREFS": f"kind_{block.kind}"}
+        text_block = ET.SubElement(space, "TextBlock", attrs)
         for n, line in enumerate((ln for ln in block.lines if ln.words), start=1):
             text_block.append(_line(line, page, f"line_{number}_{b}_{n}"))
     for r, region in enumerate(page.regions, start=1):

@@ -75,13 +75,15 @@ FORMATS: dict[str, Format] = {
         Format("txt", ".txt", "text/plain; charset=utf-8", _text),
         Format("hocr", ".hocr.html", "application/xhtml+xml", lambda d, dpi: d.export_hocr().encode()),
         Format("alto", ".alto.xml", "application/xml", lambda d, dpi: d.export_alto().encode()),
+        Format("md", ".md", "text/markdown; charset=utf-8", lambda d, dpi: d.export_markdown().encode()),
+        Format("html", ".html", "text/html; charset=utf-8", lambda d, dpi: d.export_html().encode()),
         Format("pdf", ".pdf", "application/pdf", _pdf, binary=True),
         Format("tsv", ".tsv", "text/tab-separated-values; charset=utf-8", _tsv),
         Format("srt", ".srt", "application/x-subrip", lambda d, dpi: d.to_srt().encode()),
         Format("vtt", ".vtt", "text/vtt; charset=utf-8", lambda d, dpi: d.to_vtt().encode()),
     )
 }
-DOCUMENT_FORMATS = ("json", "txt", "hocr", "alto", "pdf", "tsv")
+DOCUMENT_FORMATS = ("json", "txt", "hocr", "alto", "md", "html", "pdf", "tsv")
 """Formats of ``vision ocr`` and ``POST /v1/ocr``."""
 VIDEO_FORMATS = ("json", "srt", "vtt", "txt")
 """Formats of ``vision video``."""

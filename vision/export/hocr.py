@@ -21,7 +21,9 @@ _DOCTYPE = (
     '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
     '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
 )
-_CAPABILITIES = "ocr_page ocr_carea ocr_par ocr_line ocrx_word ocrp_wconf"
+_CAPABILITIES = "ocr_page ocr_carea ocr_header ocr_footer ocr_table ocr_par ocr_line ocrx_word ocrp_wconf"
+#: hOCR float classes for the block kinds that have one; every block also carries ``data-kind``.
+_AREA_CLASSES = {"page_header": "ocr_header", "page_footer": "ocr_footer", "table": "ocr_table"}
 
 
 def export_hocr(doc: Document, *, title: str | None = None) -> str:
@@ -63,7 +65,8 @@ def _page(page: Page, number: int) -> ET.Element:
 
 def _block(block: Block, page: Page, ident: str) -> ET.Element:
     box = _bbox(block.geometry, page)
-    area = ET.Element("div", {"class": "ocr_carea", "id": f"block_{ident}", "title": box})
+    area_class = _AREA_CLASSES.get(block.kind, "ocr_carea")
+    area = ET.Element("div", {"class": area_class, "id": f"block_{ident}", "title": box, "data-kind": block.kind})
     par = ET.SubElement(area, "p", {"class": "ocr_par", "id": f"par_{ident}", "title": box})
     for n, line in enumerate((ln for ln in block.lines if ln.words), start=1):
         par.append(_line(line, page, f"{ident}_{n}"))

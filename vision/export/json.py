@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from vision.export._json_read import as_list, as_opt_str, get, read_entry, read_page
+from vision.export._json_table import table_to_dict
 from vision.structures.document import Document, Page
 from vision.structures.mask import mask_to_rle
 
@@ -88,6 +89,7 @@ def _page(page: Page) -> dict[str, Any]:
         "source": page.source,
         "blocks": [
             {
+                "kind": block.kind,
                 "geometry": _floats(block.geometry),
                 "lines": [
                     {
@@ -117,4 +119,5 @@ def _page(page: Page) -> dict[str, Any]:
             }
             for r in page.regions
         ],
+        "tables": [table_to_dict(t) for t in page.tables],
     }

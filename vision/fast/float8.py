@@ -6,8 +6,8 @@ Activations are scaled per token and weights per output channel (torchao's ``Per
 Two settings differ from torchao's defaults. An all-zero activation row (SAM's zero-padded attention windows have
 them) gets scale ``0`` and turns into NaN unless the row maximum is floored (``activation_value_lb``; seen on an
 H200, reproduced on the CPU). ``set_inductor_config=False`` keeps torchao from switching on process-wide
-Inductor options (coordinate-descent tuning; the likely reason the float8 row of benchmarks/sam.py did not
-finish compiling in the ~5 minutes it had on the H200).
+Inductor options (coordinate-descent tuning, with which the float8 rung of ``benchmarks/sam.py`` does not
+finish compiling within ~5 minutes on an H200).
 """
 
 from __future__ import annotations

@@ -26,10 +26,27 @@ def _gray_to_rgb(gray: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.repeat(gray[..., None], 3, axis=2))
 
 
+# 16-bit sample -> 8-bit sample with rounding, as one 64 KiB table: no wide temporaries per pixel.
+_LUT16 = ((np.arange(65536, dtype=np.uint32) * 255 + 32767) // 65535).astype(np.uint8)
+_BLOCK = 1 << 20  # samples converted per step: bounds the temporaries of 32-bit inputs to a few MiB
+
+
 def _scale_16bit(values: np.ndarray) -> np.ndarray:
-    """Map 16-bit samples (0..65535) to 0..255 with rounding; out-of-range 32-bit values are clipped."""
-    wide = np.clip(values.astype(np.int64), 0, 65535)
-    return ((wide * 255 + 32767) // 65535).astype(np.uint8)
+    """Map 16-bit samples (0..65535) to 0..255 with rounding; out-of-range 32-bit values are clipped.
+
+    Works in row blocks through a lookup table, so the only full-size allocation is the uint8 output
+    (a 13000 x 13000 16-bit page needs 169 MB, never int64 copies of it).
+    """
+    out = np.empty(values.shape, dtype=np.uint8)
+    if values.size == 0:
+        return out
+    rows = max(1, _BLOCK // max(1, values[0].size))
+    for start in range(0, values.shape[0], rows):
+        block = values[start : start + rows]
+        if block.dtype != np.uint16:
+            block = np.clip(block, 0, 65535).astype(np.uint16)
+        np.take(_LUT16, block, out=out[start : start + rows])
+    return out
 
 
 def pil_to_rgb(im: Image.Image) -> np.ndarray:

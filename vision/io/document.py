@@ -47,6 +47,13 @@ class DocumentFile(ABC):
         """Decode page ``index`` (negative indices count from the end); not available for video."""
         raise TypeError(f"{type(self).__name__} does not support indexing; iterate over it instead")
 
+    def page_pixels(self, index: int) -> int:
+        """Pixels (width * height) page ``index`` decodes to, known from headers before decoding.
+
+        Lets callers reserve memory for a page before they decode it (see :mod:`vision.io.budget`).
+        """
+        raise TypeError(f"{type(self).__name__} does not know page sizes before decoding")
+
     @abstractmethod
     def describe(self) -> dict[str, Any]:
         """Metadata read without decoding pages: format, page or frame counts, sizes (JSON-able)."""

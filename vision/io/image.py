@@ -17,7 +17,7 @@ from vision.io._source import check_path, is_file_source, read_bytes, read_head,
 from vision.io.document import DocumentFile
 from vision.io.page import PageImage
 from vision.io.sniff import IMAGE_FORMATS, describe_unsupported, kind_of, sniff_format
-from vision.settings import Limits
+from vision.settings import EXPANSION_FREE_PIXELS, Limits
 
 __all__ = ["ImageFile"]
 
@@ -40,6 +40,7 @@ class _Entry:
 
     name: str
     frame: int
+    size: tuple[int, int]  # (width, height) from the header
     opener: Callable[[], Image.Image] | None = None  # encoded file
     picture: np.ndarray | Image.Image | None = None  # in-memory input
 
@@ -79,17 +80,29 @@ def _open_pil(opener: Callable[[], Image.Image], name: str, fmt: str | None) -> 
         raise UnsupportedFormat(name, describe_unsupported(fmt)) from None
 
 
-def _count_frames(im: Image.Image, name: str, limits: Limits) -> int:
-    """Number of pages of a multi-page image, checking each page's size and stopping past the limit."""
+def _check_expansion(sizes: list[tuple[int, int]], nbytes: int, name: str, limits: Limits) -> None:
+    """Refuse files whose headers promise far more pixels than their bytes can encode (bombs)."""
+    pixels = sum(w * h for w, h in sizes)
+    if pixels > EXPANSION_FREE_PIXELS and pixels > limits.max_expansion * nbytes:
+        raise LimitExceeded(
+            name,
+            f"{nbytes} bytes claim {pixels} pixels in {len(sizes)} page(s), over {limits.max_expansion} "
+            "pixels per byte (max_expansion): a decompression bomb",
+        )
+
+
+def _frame_sizes(im: Image.Image, name: str, limits: Limits) -> list[tuple[int, int]]:
+    """``(width, height)`` of each page of an image, checking each page's size and stopping past the limit."""
     if im.format not in MULTI_PAGE:
         _check_pixels(im.size, name, limits, 0)
-        return 1
-    count = 0
+        return [im.size]
+    sizes: list[tuple[int, int]] = []
     while True:
+        count = len(sizes)
         try:
             im.seek(count)
         except EOFError:
-            return count
+            return sizes
         except Exception as exc:
             if count == 0:
                 raise CorruptFile(name, f"damaged {im.format} ({type(exc).__name__}: {exc})") from None
@@ -97,8 +110,8 @@ def _count_frames(im: Image.Image, name: str, limits: Limits) -> int:
                 name, f"damaged {im.format} page {count} ({type(exc).__name__}: {exc})"
             ) from None
         _check_pixels(im.size, name, limits, count)
-        count += 1
-        if count > limits.max_pages:
+        sizes.append(im.size)
+        if len(sizes) > limits.max_pages:
             raise LimitExceeded(name, f"more than {limits.max_pages} pages (max_pages)")
 
 
@@ -107,26 +120,28 @@ def _file_entries(src: Any, limits: Limits) -> list[_Entry]:
     if isinstance(src, (str, os.PathLike)):
         path = check_path(src, limits)
         head, _ = read_head(path, limits)
+        nbytes = os.stat(path).st_size
         opener: Callable[[], Image.Image] = lambda: Image.open(path, formats=_pil_formats())  # noqa: E731
     else:
         data = read_bytes(src, limits)
-        head = data[:64]
+        head, nbytes = data[:64], len(data)
         opener = lambda: Image.open(io.BytesIO(data), formats=_pil_formats())  # noqa: E731
     im = _open_pil(opener, name, sniff_format(head))
     with im:
-        frames = _count_frames(im, name, limits)
-    return [_Entry(name, i, opener=opener) for i in range(frames)]
+        sizes = _frame_sizes(im, name, limits)
+    _check_expansion(sizes, nbytes, name, limits)
+    return [_Entry(name, i, size, opener=opener) for i, size in enumerate(sizes)]
 
 
 def _memory_entry(src: Any, limits: Limits) -> _Entry:
     if isinstance(src, Image.Image):
         _check_pixels(src.size, "<PIL image>", limits, 0)
-        return _Entry("<PIL image>", 0, picture=src)
+        return _Entry("<PIL image>", 0, src.size, picture=src)
     arr = np.asarray(src)
     if arr.ndim < 2:
         raise UnsupportedFormat("<array>", f"expected an (H, W[, C]) image array, got shape {arr.shape}")
     _check_pixels((arr.shape[1], arr.shape[0]), "<array>", limits, 0)
-    return _Entry("<array>", 0, picture=arr)
+    return _Entry("<array>", 0, (arr.shape[1], arr.shape[0]), picture=arr)
 
 
 def _orient(im: Image.Image) -> Image.Image:
@@ -178,6 +193,11 @@ class ImageFile(DocumentFile):
     def __iter__(self) -> Iterator[PageImage]:
         for index in range(len(self._entries)):
             yield self[index]
+
+    def page_pixels(self, index: int) -> int:
+        """Pixels page ``index`` decodes to (from its header; EXIF rotation keeps the count)."""
+        width, height = self._entries[self._check_index(index)].size
+        return width * height
 
     def __getitem__(self, index: int) -> PageImage:
         index = self._check_index(index)

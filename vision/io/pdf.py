@@ -1,26 +1,28 @@
-"""PDF reader: pages rendered lazily, one at a time, with pypdfium2, plus each page's text layer."""
+"""PDF reader: pages rendered lazily, one at a time, with pypdfium2, plus each page's text layer.
+
+By default (``Limits.pdf_sandbox``) PDFium runs in a worker process per document with CPU, memory and
+wall-clock limits (:mod:`vision.io.pdf_worker`); otherwise in this process (:mod:`vision.io.pdf_backend`).
+"""
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
-import threading
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from vision.errors import CorruptFile, LimitExceeded, PasswordRequired, UnsupportedFormat, VisionError
+from vision.errors import CorruptFile, InvalidPages, LimitExceeded, UnsupportedFormat
 from vision.io._source import FileSource, check_path, read_bytes, read_head, source_name
 from vision.io.document import DocumentFile
 from vision.io.page import PageImage
-from vision.io.pdf_text import page_has_text, text_layer_words
+from vision.io.pdf_backend import LocalPdf
+from vision.io.pdf_worker import PdfWorker
 from vision.io.sniff import describe_unsupported, kind_of, sniff_format
 from vision.settings import Limits
 
 __all__ = ["PdfFile"]
-
-# PDFium is not thread-safe: every call into it goes through this lock (readers may be shared by a server).
-_PDFIUM_LOCK = threading.RLock()
 
 
 def _select_pages(pages: Sequence[int] | int | None, count: int, name: str) -> list[int]:
@@ -32,27 +34,11 @@ def _select_pages(pages: Sequence[int] | int | None, count: int, name: str) -> l
         if isinstance(page, bool) or not isinstance(page, (int, np.integer)):
             raise TypeError(f"page numbers must be ints, got {page!r}")
         if not -count <= page < count:
-            raise ValueError(f"{name}: page {page} out of range (the PDF has {count} pages, numbered from 0)")
+            raise InvalidPages(name, f"page {page} out of range (the PDF has {count} pages, numbered from 0)")
         selected.append(int(page) % count)
     if not selected:
-        raise ValueError(f"{name}: no pages selected")
+        raise InvalidPages(name, "no pages selected")
     return selected
-
-
-def _open_error(exc: Exception, name: str, password: str | None) -> VisionError:
-    import pypdfium2.raw as raw
-
-    code = getattr(exc, "err_code", None)
-    if code == raw.FPDF_ERR_PASSWORD:
-        return PasswordRequired(
-            name,
-            "encrypted PDF: wrong password"
-            if password
-            else "encrypted PDF: a password is required (password=...)",
-        )
-    if code == raw.FPDF_ERR_SECURITY:
-        return UnsupportedFormat(name, "PDF uses an unsupported security handler")
-    return CorruptFile(name, f"damaged PDF, cannot be opened ({exc})")
 
 
 class PdfFile(DocumentFile):
@@ -69,8 +55,6 @@ class PdfFile(DocumentFile):
         password: str | None,
         limits: Limits,
     ) -> None:
-        import pypdfium2 as pdfium
-
         name = source_name(source)
         super().__init__(name, limits)
         if not (isinstance(dpi, (int, float)) and math.isfinite(dpi) and dpi > 0):
@@ -92,16 +76,16 @@ class PdfFile(DocumentFile):
             if isinstance(source, (str, os.PathLike))
             else read_bytes(source, limits)
         )
-        with _PDFIUM_LOCK:
-            try:
-                self._pdf = pdfium.PdfDocument(data, password=password)
-            except pdfium.PdfiumError as exc:
-                raise _open_error(exc, name, password) from None
-            try:
-                self._init_pages(pages)
-            except BaseException:
-                self._pdf.close()
-                raise
+        # A daemonic process (a multiprocessing pool worker) may not start children: it is itself the
+        # sandbox its parent supervises, so PDFium runs in it.
+        sandbox = limits.pdf_sandbox and not multiprocessing.current_process().daemon
+        opener = PdfWorker if sandbox else LocalPdf
+        self._pdf: LocalPdf | PdfWorker = opener(data, name, password, limits)
+        try:
+            self._init_pages(pages)
+        except BaseException:
+            self._pdf.close()
+            raise
 
     def _init_pages(self, pages: Sequence[int] | int | None) -> None:
         count = len(self._pdf)
@@ -119,10 +103,7 @@ class PdfFile(DocumentFile):
 
     def _page_size(self, index: int) -> tuple[float, float]:
         """``(width, height)`` in points, checked against the pixel limit at our dpi before rendering."""
-        try:
-            width, height = self._pdf.get_page_size(index)
-        except Exception as exc:
-            raise CorruptFile(self.source, f"page {index} is damaged ({exc})") from None
+        width, height = self._pdf.page_size(index)
         if not (math.isfinite(width) and math.isfinite(height) and width > 0 and height > 0):
             raise CorruptFile(self.source, f"page {index} has an invalid size {width}x{height} pt")
         px_w, px_h = (math.ceil(v * self.dpi / 72) for v in (width, height))
@@ -137,6 +118,11 @@ class PdfFile(DocumentFile):
     def __len__(self) -> int:
         return len(self._pages)
 
+    def page_pixels(self, index: int) -> int:
+        """Pixels the ``index``-th selected page renders to at this document's dpi."""
+        width, height = self._sizes[self._pages[self._check_index(index)]]
+        return math.ceil(width * self.dpi / 72) * math.ceil(height * self.dpi / 72)
+
     def __iter__(self) -> Iterator[PageImage]:
         for position in range(len(self._pages)):
             yield self[position]
@@ -145,24 +131,7 @@ class PdfFile(DocumentFile):
         """Render the ``index``-th selected page (RGB uint8) and extract its text layer."""
         page_index = self._pages[self._check_index(index)]
         width, height = self._sizes[page_index]
-        with _PDFIUM_LOCK:
-            if self._pdf.raw is None:
-                raise ValueError(f"{self.source}: document is closed")
-            try:
-                page = self._pdf[page_index]
-            except Exception as exc:
-                raise CorruptFile(self.source, f"page {page_index} cannot be loaded ({exc})") from None
-            try:
-                bitmap = page.render(scale=self.dpi / 72, rev_byteorder=True)
-                rgb = np.array(bitmap.to_numpy()[..., :3], dtype=np.uint8, order="C")
-                bitmap.close()
-                words = text_layer_words(page)
-            except VisionError:
-                raise
-            except Exception as exc:
-                raise CorruptFile(self.source, f"page {page_index} cannot be rendered ({exc})") from None
-            finally:
-                page.close()
+        rgb, words = self._pdf.render(page_index, self.dpi / 72)
         return PageImage(
             rgb, self.source, page_index, (round(height), round(width)), dpi=self.dpi, text_layer=words
         )
@@ -170,24 +139,18 @@ class PdfFile(DocumentFile):
     def describe(self) -> dict[str, Any]:
         """Page count and, per selected page, size in points and pixels and whether it has a text layer."""
         pages = []
-        with _PDFIUM_LOCK:
-            for index in self._pages:
-                width, height = self._sizes[index]
-                page = self._pdf[index]
-                try:
-                    has_text = page_has_text(page)
-                finally:
-                    page.close()
-                pages.append(
-                    {
-                        "index": index,
-                        "width_pt": round(width, 2),
-                        "height_pt": round(height, 2),
-                        "width": math.ceil(width * self.dpi / 72),
-                        "height": math.ceil(height * self.dpi / 72),
-                        "has_text": has_text,
-                    }
-                )
+        for index in self._pages:
+            width, height = self._sizes[index]
+            pages.append(
+                {
+                    "index": index,
+                    "width_pt": round(width, 2),
+                    "height_pt": round(height, 2),
+                    "width": math.ceil(width * self.dpi / 72),
+                    "height": math.ceil(height * self.dpi / 72),
+                    "has_text": self._pdf.has_text(index),
+                }
+            )
         return {
             "source": self.source,
             "kind": self.kind,
@@ -197,6 +160,5 @@ class PdfFile(DocumentFile):
         }
 
     def close(self) -> None:
-        with _PDFIUM_LOCK:
-            if getattr(self, "_pdf", None) is not None and self._pdf.raw is not None:
-                self._pdf.close()
+        if getattr(self, "_pdf", None) is not None:
+            self._pdf.close()

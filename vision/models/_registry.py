@@ -31,7 +31,7 @@ _TASKS = ("detection", "recognition", "segmentation", "orientation")
 class Weights:
     """A shipped weight file: its name under ``vision/models/weights``, checksum and model-card facts.
 
-    ``meta`` holds at least ``num_params``, ``recipe`` (the training config), ``data`` and ``metrics``.
+    ``meta`` holds at least ``num_params``, ``recipe`` (citing the checked-in training configs), ``data`` and ``metrics``.
     """
 
     file: str

@@ -4,8 +4,8 @@ enlarging.
 A GPU pipeline that resizes pages on the host pays ~20 ms of one core per letter page (``cv2.INTER_AREA`` at a
 non-integer factor); here the host only ships the page's bytes. Each axis is resized by its few taps per
 output pixel (:func:`resize_taps`: the non-zero entries of the ``[dst, src]`` weight matrix, built once per
-size pair), a gather and a weighted sum: a dense product with the mostly-zero weight matrix did ~20 GFLOP per
-letter page (~0.5 ms of an H100), where the taps read each source pixel a few times. The weights are
+size pair), a gather and a weighted sum: a dense product with the mostly-zero weight matrix would cost ~20
+GFLOP per letter page, where the taps read each source pixel a few times. The weights are
 OpenCV's: for shrinking, each output pixel is the mean of the source span it covers, partial pixels weighted
 by their overlap (``INTER_AREA``); for enlarging, bilinear with half-pixel centres and edge clamping
 (``INTER_LINEAR``).

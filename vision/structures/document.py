@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from vision.structures.geometry import BBox, Polygon, union_box
+from vision.structures.table import Table
 
 __all__ = ["Word", "Line", "Block", "Region", "Page", "TimelineEntry", "Document"]
 
@@ -46,10 +47,11 @@ class Line:
 
 @dataclass
 class Block:
-    """A paragraph or column piece: lines top to bottom."""
+    """A paragraph, heading, list item, ... (``kind``, one of ``BLOCK_KINDS``): lines top to bottom."""
 
     lines: list[Line]
     geometry: BBox | None = None
+    kind: str = "paragraph"
 
     def __post_init__(self) -> None:
         boxes = [ln.geometry for ln in self.lines if ln.geometry is not None]
@@ -102,6 +104,7 @@ class Page:
         timestamp: presentation time in seconds for video frames, else ``None``.
         source: file name or other origin.
         image: the RGB ``H x W x 3`` uint8 page (kept for searchable PDFs and drawing; never exported).
+        tables: table structures; the i-th block of kind ``"table"`` holds the words of ``tables[i]``.
     """
 
     page_idx: int
@@ -112,6 +115,7 @@ class Page:
     timestamp: float | None = None
     source: str | None = None
     image: np.ndarray | None = field(default=None, repr=False, compare=False)
+    tables: list[Table] = field(default_factory=list)
 
     @property
     def words(self) -> list[Word]:
@@ -180,6 +184,19 @@ class Document:
         from vision.export.json import loads
 
         return loads(text)
+
+    def export_markdown(self) -> str:
+        """Markdown: headings, paragraphs, lists, tables; page headers and footers dropped
+        (see :mod:`vision.export.markdown`)."""
+        from vision.export.markdown import export_markdown
+
+        return export_markdown(self)
+
+    def export_html(self) -> str:
+        """An HTML5 document with the same content as :meth:`export_markdown` (see :mod:`vision.export.html`)."""
+        from vision.export.html import export_html
+
+        return export_html(self)
 
     def export_hocr(self) -> str:
         """hOCR (XHTML) with pixel boxes and word confidences (see :mod:`vision.export.hocr`)."""

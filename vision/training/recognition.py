@@ -281,7 +281,7 @@ def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None,
         use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
     print(f"torch.compile: {use_compile}", flush=True)
     # Static shapes: batches come in a few bucket widths, one graph each. Inductor's dynamic-width backward of
-    # the Transformer failed on an H100 (session 12), and a handful of static graphs compile as fast.
+    # the Transformer fails on an H100 (torch 2.11), and a handful of static graphs compile as fast.
     step_fn = torch.compile(model, dynamic=False) if use_compile else model
     ema_params, params = list(ema.parameters()), list(model.parameters())
     out.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ from vision.app.api.job_service import JobService
 from vision.app.api.metrics import Metrics, MetricsMiddleware
 from vision.app.api.routers import health, jobs, ocr, segment
 from vision.app.api.runtime import build_runtime
+from vision.app.api.security import SecurityMiddleware
 from vision.app.api.settings import ServiceSettings
 from vision.io.page import PageImage
 from vision.structures import Document
@@ -81,6 +82,7 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_bytes + _FORM_OVERHEAD)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(SecurityMiddleware, settings=settings)  # added last: runs first
     install_docs(app)
     app.include_router(health.router)
     app.include_router(ocr.router)

@@ -17,8 +17,10 @@ from vision.app.api.job_service import JobService
 from vision.app.api.runtime import OcrService, Runtime, SamService
 from vision.app.api.schemas import OcrFormat
 from vision.app.api.settings import LimitSettings, ServiceSettings
+from vision.io.budget import PixelBudget
 
 __all__ = [
+    "get_budget",
     "get_jobs",
     "get_limits",
     "get_ocr",
@@ -52,6 +54,11 @@ def get_limits(settings: Annotated[ServiceSettings, Depends(get_settings)]) -> L
 
 def get_ocr(runtime: Annotated[Runtime, Depends(get_runtime)]) -> OcrService:
     return runtime.ocr
+
+
+def get_budget(runtime: Annotated[Runtime, Depends(get_runtime)]) -> PixelBudget:
+    """The process's decoded-pixel budget."""
+    return runtime.budget
 
 
 def get_sam(runtime: Annotated[Runtime, Depends(get_runtime)]) -> SamService:

@@ -16,7 +16,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from vision.errors import CorruptFile, LimitExceeded, PasswordRequired, UnsupportedFormat, VisionError
+from vision.errors import (
+    CorruptFile,
+    InvalidPages,
+    LimitExceeded,
+    PasswordRequired,
+    UnsupportedFormat,
+    VisionError,
+)
 
 __all__ = ["ApiError", "error_body", "install_error_handlers", "vision_error_status"]
 
@@ -24,6 +31,7 @@ _VISION_ERRORS: tuple[tuple[type[VisionError], int, str], ...] = (
     (LimitExceeded, 413, "limit_exceeded"),
     (UnsupportedFormat, 415, "unsupported_format"),
     (PasswordRequired, 422, "password_required"),
+    (InvalidPages, 422, "invalid_pages"),
     (CorruptFile, 422, "corrupt_file"),
     (VisionError, 422, "invalid_input"),
 )

@@ -125,6 +125,8 @@ class JobRunner:
         except JobInterrupted as exc:
             if exc.shutdown:
                 self.store.release(job.id, self.owner)
+            else:
+                self.store.cancel_acknowledged(job.id, self.owner)
             return
         except VisionError as exc:
             self.store.finish(job.id, self.owner, "failed", (vision_error_status(exc)[1], str(exc)))

@@ -13,10 +13,13 @@ from typing import Any, BinaryIO
 
 from vision.app.api.documents import ReadOptions, iter_pages, open_document
 from vision.app.api.errors import ApiError
+from vision.app.api.job_cleanup import expire, remove_orphans, stored_bytes
 from vision.app.api.job_runner import JobContext, JobRunner
-from vision.app.api.job_store import JobRecord, JobStore
-from vision.app.api.runtime import Runtime
 from vision._atomic import write_atomically
+from vision.app.api.job_store import JobRecord, JobStore
+from vision.app.api.paging import ocr_chunks
+from vision.app.api.runtime import Runtime
+from vision.errors import PasswordRequired
 from vision.structures import Document
 
 __all__ = ["JobService"]
@@ -37,20 +40,27 @@ class JobService:
             stale_after_s=cfg.stale_after_s,
         )
         runtime.metrics.watch_jobs(self.store.counts)
+        self._secrets: dict[str, str] = {}  # job id -> PDF password, never written to disk
 
     def start(self) -> None:
+        """Remove what a crashed process left behind and expired jobs, then start running jobs."""
+        remove_orphans(self.store)
+        expire(self.store, self.runtime.settings.jobs.retention_s)
         self.runner.start()
 
     def stop(self) -> None:
         self.runner.stop()
 
-    def submit(self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None) -> JobRecord:
+    def submit(
+        self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None, *, size: int = 0
+    ) -> JobRecord:
         """Check that the upload opens within the job limits, store it and queue the job.
 
         Raises:
             VisionError: the upload is not a readable image, PDF or video, or exceeds a limit.
             ApiError: 422 for a video when this build has no video OCR.
         """
+        self._check_quota(size)
         staged = self.store.stage(src)
         try:
             with open_document(
@@ -63,13 +73,48 @@ class JobService:
             options: dict[str, Any] = {
                 "pages": read.pages,
                 "dpi": read.dpi,
-                "password": read.password,
+                "encrypted": read.password is not None,  # the password itself stays in memory only
                 "fps": fps,
             }
             job = self.store.create(kind, filename, staged, options, total=total)
+            if read.password is not None:
+                self._secrets[job.id] = read.password
         finally:
             staged.unlink(missing_ok=True)
         self.runner.wake()
+        return job
+
+    def _check_quota(self, size: int) -> None:
+        """429 when the job count is at its quota or ``size`` more bytes would pass the storage quota
+        (expired jobs are deleted first)."""
+        cfg = self.runtime.settings.jobs
+        expire(self.store, cfg.retention_s)
+        counts = self.store.counts()
+        if counts["queued"] + counts["running"] >= cfg.max_active:
+            raise ApiError(
+                429,
+                "job_quota",
+                f"{cfg.max_active} jobs are queued or running (max_active); retry later",
+                headers={"Retry-After": "10"},
+            )
+        if stored_bytes(self.store) + size > cfg.max_stored_bytes:
+            raise ApiError(
+                429,
+                "job_quota",
+                f"job storage is full ({cfg.max_stored_bytes} bytes, max_stored_bytes); "
+                "delete finished jobs or retry later",
+                headers={"Retry-After": "60"},
+            )
+
+    def cancel(self, job: JobRecord) -> JobRecord:
+        """Cancel a queued or running job and forget its password."""
+        self._secrets.pop(job.id, None)
+        return self.store.cancel(job.id) or job
+
+    def delete(self, job: JobRecord) -> JobRecord:
+        """Delete a finished job with its files; a job still in use (cancelled, stopping) is kept."""
+        if not self.store.in_use(job):
+            self.store.delete(job.id)
         return job
 
     def result(self, job: JobRecord) -> Document:
@@ -85,20 +130,29 @@ class JobService:
     def _limits(self) -> Any:
         return self.runtime.settings.limits.reader_limits(job=True)
 
-    @staticmethod
-    def _read(job: JobRecord) -> ReadOptions:
+    def _read(self, job: JobRecord) -> ReadOptions:
         pages = job.options.get("pages")
+        password = self._secrets.get(job.id)
+        if job.options.get("encrypted") and password is None:
+            raise PasswordRequired(
+                job.filename,
+                "the password is kept in memory only and this server process does not hold it "
+                "(it restarted, or another worker took the job): submit the job again",
+            )
         return ReadOptions(
             pages=None if pages is None else tuple(pages),
             dpi=job.options.get("dpi") or 144.0,
-            password=job.options.get("password"),
+            password=password,
         )
 
     def _handle(self, job: JobRecord, ctx: JobContext) -> None:
-        if job.kind == "video":
-            self._video(job, ctx)
-        else:
-            self._document(job, ctx)
+        try:
+            if job.kind == "video":
+                self._video(job, ctx)
+            else:
+                self._document(job, ctx)
+        finally:
+            self._secrets.pop(job.id, None)  # the job ended (or this process stops): drop its password
 
     def _document(self, job: JobRecord, ctx: JobContext) -> None:
         chunks = _Checkpoints(self.store.job_dir(job.id) / "pages")
@@ -107,12 +161,12 @@ class JobService:
             total = len(src)
             done = len(chunks.load())
             ctx.checkpoint(done, total)
-            for start in range(done, total, size):
-                end = min(start + size, total)
-                chunks.save(
-                    start, self.runtime.ocr.pages(list(iter_pages(src, job.filename, range(start, end))))
-                )
-                ctx.checkpoint(end, total)
+            budget = self.runtime.budget
+            for indices, pages in ocr_chunks(
+                src, job.filename, self.runtime.ocr, budget, first=done, chunk_pages=size
+            ):
+                chunks.save(indices.start, pages)
+                ctx.checkpoint(indices.stop, total)
         result = Document(pages=chunks.load(), source=job.filename).to_json()
         write_atomically(self.store.result_path(job.id), result, durable=True)
 

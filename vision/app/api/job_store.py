@@ -132,10 +132,13 @@ class JobStore:
         return self.job_dir(job_id) / "result.json"
 
     def stage(self, src: BinaryIO) -> Path:
-        """Copy an upload into ``incoming/`` so it can be checked before it becomes a job."""
+        """Copy an upload into ``incoming/`` so it can be checked before it becomes a job.
+
+        The name starts with this process's id, so a restarted server knows which staged uploads a dead
+        process left behind (:func:`~vision.app.api.job_cleanup.remove_orphans`)."""
         incoming = self.root / "incoming"
         incoming.mkdir(exist_ok=True)
-        path = incoming / uuid.uuid4().hex
+        path = incoming / f"{os.getpid()}-{uuid.uuid4().hex}"
         with open(path, "wb") as out:
             shutil.copyfileobj(src, out, 1 << 20)
         return path
@@ -218,14 +221,29 @@ class JobStore:
         self._update_running(job_id, owner, "status = 'queued', owner = NULL")
 
     def cancel(self, job_id: str) -> JobRecord | None:
-        """Cancel a queued or running job (a running one stops at its next checkpoint)."""
+        """Cancel a queued or running job (a running one stops at its next checkpoint).
+
+        A running job keeps its owner until the owner has stopped working on it
+        (:meth:`cancel_acknowledged`), so its files are not deleted under it."""
         with self._tx() as con:
             con.execute(
-                "UPDATE jobs SET status = 'cancelled', owner = NULL, updated_at = ? "
+                "UPDATE jobs SET status = 'cancelled', updated_at = ? "
                 "WHERE id = ? AND status IN ('queued', 'running')",
                 (time.time(), job_id),
             )
         return self.get(job_id)
+
+    def cancel_acknowledged(self, job_id: str, owner: str) -> None:
+        """The owner of a cancelled job has stopped working on it."""
+        with self._tx() as con:
+            con.execute(
+                "UPDATE jobs SET owner = NULL WHERE id = ? AND owner = ? AND status = 'cancelled'",
+                (job_id, owner),
+            )
+
+    def in_use(self, job: JobRecord) -> bool:
+        """Whether a live process may still be working on ``job``'s files."""
+        return job.status in ACTIVE or (job.owner is not None and _owner_alive(job.owner))
 
     def delete(self, job_id: str) -> None:
         """Forget a finished job and remove its files."""
@@ -265,6 +283,19 @@ class JobStore:
                         (now, row["id"]),
                     )
         return found
+
+    def finished_before(self, cutoff: float) -> list[str]:
+        """Ids of jobs that ended (succeeded, failed, cancelled) before ``cutoff`` (a Unix time)."""
+        with self._tx() as con:
+            rows = con.execute(
+                "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND updated_at < ?", (cutoff,)
+            ).fetchall()
+        return [row["id"] for row in rows]
+
+    def ids(self) -> set[str]:
+        """Every job id in the table."""
+        with self._tx() as con:
+            return {row["id"] for row in con.execute("SELECT id FROM jobs")}
 
     def counts(self) -> dict[str, int]:
         """Jobs per status (every status present, zeros included)."""

@@ -14,7 +14,7 @@ from vision.export.searchable import SearchableOptions, searchable_pdf
 from vision.io.page import PageImage
 from vision.structures import Document, Page
 
-__all__ = ["PdfText", "ocr_with_pdf_text", "pdf_text_option", "pdf_response"]
+__all__ = ["PdfText", "ocr_with_pdf_text", "pdf_response", "pdf_text_option", "with_pdf_text"]
 
 PdfText = Literal["auto", "ocr", "layer"]
 _DOC = (
@@ -43,6 +43,21 @@ def ocr_with_pdf_text(
         return run(pages)
     layered = iter(run([p for p in pages if p.text_layer]))
     return [next(layered) if p.text_layer else Page(p.index, p.size, source=p.source) for p in pages]
+
+
+class _PdfTextReader:
+    """An OCR service whose ``pages()`` applies a request's ``pdf_text`` (what the chunked reader calls)."""
+
+    def __init__(self, service: Any, mode: str) -> None:
+        self.service, self.mode = service, mode
+
+    def pages(self, pages: list[PageImage], timeout: float | None = None) -> list[Any]:
+        return ocr_with_pdf_text(pages, self.mode, lambda todo: self.service.pages(todo, timeout=timeout))
+
+
+def with_pdf_text(service: Any, mode: str) -> Any:
+    """``service`` itself for ``auto`` (its pipeline's own behaviour), else a wrapper applying ``mode``."""
+    return service if mode == "auto" else _PdfTextReader(service, mode)
 
 
 def pdf_response(

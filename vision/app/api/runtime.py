@@ -19,7 +19,9 @@ import torch
 from vision.app.api.request_batcher import DynamicBatcher
 from vision.app.api.metrics import Metrics
 from vision.app.api.settings import ModelSettings, ServiceSettings
+from vision.io.budget import PixelBudget
 from vision.io.page import PageImage
+from vision.io.pdf_worker import start_forkserver
 from vision.structures import Document, Page
 
 __all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_runtime", "video_available"]
@@ -134,6 +136,7 @@ class Runtime:
     sam: SamService | None = None
     models: dict[str, str] = field(default_factory=dict)
     video: bool = False
+    budget: PixelBudget = field(default_factory=lambda: PixelBudget(200_000_000))
 
     def close(self) -> None:
         self.ocr.close()
@@ -190,4 +193,6 @@ def build_runtime(
             f"sam_{settings.models.sam_model_type} ({settings.models.sam_checkpoint.name})"
         )
     metrics.models_loaded.set(1)
-    return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available())
+    budget = PixelBudget(settings.limits.max_inflight_pixels)
+    start_forkserver()  # PDF workers fork from it; the first request should not wait for its start
+    return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available(), budget=budget)

@@ -67,8 +67,27 @@ class LineOut(BaseModel):
 
 
 class BlockOut(BaseModel):
+    kind: str = Field(default="paragraph", description="title, heading, paragraph, list_item, caption, ...")
     geometry: Box | None
     lines: list[LineOut]
+
+
+class TableCellOut(BaseModel):
+    row: int
+    col: int
+    row_span: int
+    col_span: int
+    header: bool
+    geometry: Box | None
+    words: list[WordOut]
+
+
+class TableOut(BaseModel):
+    geometry: Box
+    n_rows: int
+    n_cols: int
+    header_rows: int
+    cells: list[TableCellOut]
 
 
 class MaskRle(BaseModel):
@@ -92,6 +111,7 @@ class PageOut(BaseModel):
     source: str | None
     blocks: list[BlockOut]
     regions: list[RegionOut]
+    tables: list[TableOut] = Field(default_factory=list, description="the i-th block of kind table is tables[i]")
 
 
 class TimelineEntryOut(BaseModel):

@@ -46,20 +46,43 @@ class LimitSettings(_Group):
 
     max_bytes: int = Field(50 * 1024**2, gt=0, description="largest uploaded file, in bytes")
     max_pixels: int = Field(
-        DEFAULT_LIMITS.max_pixels, gt=0, description="largest decoded page (width*height)"
+        100_000_000, gt=0, description="largest decoded page (width*height); A4 at 1000 dpi is 97 MP"
     )
     max_pages: int = Field(20, gt=0, description="most pages in a synchronous POST /v1/ocr request")
     job_max_pages: int = Field(2_000, gt=0, description="most pages in one job (POST /v1/jobs)")
     max_frames: int = Field(3_600, gt=0, description="most frames sampled from one video job")
     request_timeout_s: float = Field(60.0, gt=0, description="longest synchronous request, queueing included")
+    memory_budget_bytes: int = Field(
+        3 * 1024**3,
+        gt=0,
+        description="resident memory the server process is sized for (see max_inflight_pixels)",
+    )
+    max_inflight_pixels: int = Field(
+        200_000_000,
+        gt=0,
+        description="decoded pixels held at once by every request, job and UI session together "
+        "(decoding peaks near 7 bytes per pixel: tests/security/test_reader_bombs.py)",
+    )
+    max_request_pixels: int = Field(
+        400_000_000,
+        gt=0,
+        description="most decoded pixels in one synchronous POST /v1/ocr (20 A4 pages at 600 dpi are 700 MP: "
+        "a job)",
+    )
+    pdf_timeout_s: float = Field(20.0, gt=0, description="wall-clock limit to open a PDF or render one page")
+    pdf_memory_bytes: int = Field(
+        2 * 1024**3, gt=0, description="address space of each PDF rendering worker process (RLIMIT_AS)"
+    )
 
     def reader_limits(self, *, job: bool = False) -> Limits:
         """The :class:`Limits` given to readers: jobs may hold more pages than synchronous requests."""
         return DEFAULT_LIMITS.replace(
             max_bytes=self.max_bytes,
-            max_pixels=self.max_pixels,
+            max_pixels=min(self.max_pixels, self.max_inflight_pixels),
             max_pages=self.job_max_pages if job else self.max_pages,
             max_frames=self.max_frames,
+            pdf_timeout_s=self.pdf_timeout_s,
+            pdf_memory_bytes=self.pdf_memory_bytes,
         )
 
 
@@ -114,6 +137,13 @@ class JobSettings(_Group):
     stale_after_s: float = Field(
         30.0, gt=0, description="a running job whose owner is silent this long is resumed"
     )
+    max_active: int = Field(100, gt=0, description="most queued and running jobs; more are refused with 429")
+    max_stored_bytes: int = Field(
+        10 * 1024**3, gt=0, description="most bytes of job inputs kept on disk; more are refused with 507"
+    )
+    retention_s: float = Field(
+        7 * 24 * 3600.0, gt=0, description="finished jobs (and their files) are deleted after this long"
+    )
 
 
 class ServiceSettings(BaseSettings):
@@ -126,6 +156,16 @@ class ServiceSettings(BaseSettings):
     config_file: Path | None = Field(None, description=f"TOML or JSON settings file (env {_CONFIG_ENV})")
     api_key: SecretStr | None = Field(None, description="when set, /v1/* require this X-API-Key header")
     ui: bool = Field(True, description="mount the Gradio UI at /ui")
+    metrics_open: bool = Field(False, description="serve /metrics without the API key")
+    allowed_hosts: list[str] | None = Field(
+        None,
+        description="Host headers accepted; None: localhost names only when no API key is set, any otherwise",
+    )
+    allowed_origins: list[str] = Field(
+        [], description="browser Origins allowed to call /v1/* (besides the server's own); '*' for any"
+    )
+    read_timeout_s: float = Field(30.0, gt=0, description="longest wait for the next piece of a request body")
+    max_connections: int = Field(512, gt=0, description="open connections per server process")
     limits: LimitSettings = LimitSettings()
     batching: BatchSettings = BatchSettings()
     models: ModelSettings = ModelSettings()

@@ -38,6 +38,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_float(text: str) -> float:
+    """argparse type: a positive number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
 class _ServiceDefaults:
     """Stands for the service's limits in help texts until they are printed (see ServiceLimitsFormatter)."""
 
@@ -96,6 +107,14 @@ def add_limit_arguments(parser: argparse.ArgumentParser, defaults: Any = DEFAULT
         metavar="N",
         help=f"most frames sampled from one video (default {d.max_frames})",
     )
+    group.add_argument(
+        "--pdf-timeout",
+        type=_positive_float,
+        default=None,
+        metavar="S",
+        help=f"seconds allowed to open a PDF or render one page; past it the file is skipped "
+        f"(default {DEFAULT_LIMITS.pdf_timeout_s:g})",
+    )
 
 
 def add_server_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
@@ -120,6 +139,7 @@ def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) ->
         max_pixels=getattr(args, "max_pixels", None),
         max_pages=getattr(args, "max_pages", None),
         max_frames=getattr(args, "max_frames", None),
+        pdf_timeout_s=getattr(args, "pdf_timeout", None),
     )
 
 

@@ -1,11 +1,13 @@
-"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|pdf|tsv] [--recursive]``: OCR images and PDFs.
+"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|md|html|pdf|tsv] [--recursive]``: OCR images
+and PDFs.
 
 Files named on the command line are read whatever their extension (their bytes decide the format);
 folders contribute files with an image or PDF extension (:data:`DOCUMENT_SUFFIXES`), and their subfolders
 with ``--recursive``. Outputs:
 
 * without ``-o``: text formats go to stdout (txt for any number of inputs, with a ``==> name <==`` header
-  when there are several; json/hocr/alto/tsv for one input); pdf needs ``-o``, unless the input is ``-``;
+  when there are several; json/hocr/alto/md/html/tsv for one input); pdf needs ``-o``, unless the input is
+  ``-``;
 * ``-`` as the input reads stdin, ``-o -`` writes stdout (see :mod:`vision.app.cli._ocr_io`);
 * ``-o FILE`` with one input file: that file;
 * ``-o DIR`` (an existing folder, a name ending in ``/``, or several inputs): ``DIR/<name relative to the
@@ -13,8 +15,10 @@ with ``--recursive``. Outputs:
   ``scan.pdf.txt``, ``scan.pdf.alto.xml``; a name that already ends with the extension keeps it:
   ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``). An output never overwrites its input.
 
-Every output is written atomically (a temporary sibling, then ``os.replace``). A file that cannot be read
-is reported on stderr and skipped; the exit code is 1 when any input failed, else 0.
+Every output is written atomically (a temporary sibling, then ``os.replace``), so ``--resume`` can skip
+inputs whose output exists. A file that cannot be read (damaged, or over a limit: a PDF that takes longer
+than ``--pdf-timeout`` to render is stopped in its worker process) is reported on stderr and skipped; the
+exit code is 1 when any input failed, else 0.
 
 ``--jobs N`` reads N files at once, each lane with its own predictor and 1/N of the threads: small models
 use two cores better as two single-thread lanes than as one two-thread one (1.3-1.4x pages/s for 20 FUNSD
@@ -91,6 +95,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-f", "--format", choices=FORMATS, default="txt", help="output format (default txt)")
     parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip inputs whose output file already exists (outputs are written atomically)",
+    )
     parser.add_argument(
         "--dpi",
         type=float,
@@ -212,6 +221,12 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
     return len(doc.pages), None
 
 
+def pending_jobs(jobs: list[Job]) -> tuple[list[Job], int]:
+    """The jobs whose output file does not exist yet, and how many were dropped (``--resume``)."""
+    pending = [job for job in jobs if job.output is None or not job.output.is_file()]
+    return pending, len(jobs) - len(pending)
+
+
 def build_lanes(args: argparse.Namespace, jobs: int) -> list[Callable[[Any], Document]]:
     """``jobs`` predictors, each built with ``1/jobs`` of torch's threads (onnxruntime sessions take their
     thread count at build time); torch keeps that share while the lanes run (the caller restores it)."""
@@ -234,6 +249,12 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         return 2
     for message in problems:
         print(f"error: {message}", file=sys.stderr)
+    if getattr(args, "resume", False):
+        jobs, done = pending_jobs(jobs)
+        if done:
+            print(f"resume: {done} input(s) already have their output, skipped", file=sys.stderr)
+        if not jobs and not problems:
+            return 0
     if not jobs:
         if not problems:
             print("error: no image or PDF files found in the inputs", file=sys.stderr)
@@ -244,7 +265,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     import torch
 
     threads = torch.get_num_threads()
-    n = 1 if predictor is not None else min(args.jobs, len(jobs))  # an embedding application's predictor: alone
+    n = (
+        1 if predictor is not None else min(args.jobs, len(jobs))
+    )  # an embedding application's predictor: alone
     lanes: queue.SimpleQueue = queue.SimpleQueue()
     try:
         for p in [predictor] if predictor is not None else build_lanes(args, n):

@@ -14,6 +14,7 @@ _LIMIT_ENV = {
     "max_pixels": "VISION_LIMITS__MAX_PIXELS",
     "max_pages": "VISION_LIMITS__MAX_PAGES",
     "max_frames": "VISION_LIMITS__MAX_FRAMES",
+    "pdf_timeout": "VISION_LIMITS__PDF_TIMEOUT_S",
 }
 
 
@@ -47,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
 
     from vision.app.api.settings import ServiceSettings
 
+    from vision.app.api.server_protocol import GuardedH11Protocol
+
     export_settings(args)
-    ServiceSettings()
+    settings = ServiceSettings()
     uvicorn.run(
         "vision.app.api:app_from_env",
         factory=True,
@@ -57,5 +60,9 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         log_level=args.log_level,
         timeout_graceful_shutdown=30,
+        http=GuardedH11Protocol,  # request headers must arrive within 10 s
+        limit_concurrency=settings.max_connections,
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=64 * 1024,  # request line and headers
     )
     return 0

@@ -11,34 +11,9 @@ from vision.models._registry import Weights
 __all__ = ["DEFAULT_WEIGHTS"]
 
 _RECIPE = {
-    "command": "python -m vision.training.detection --config train.json --out OUT",
-    "config": {
-        "arch": "db_mobilenet_v3_large",
-        "batch_size": 32,
-        "lr": 0.002,
-        "weight_decay": 0.0001,
-        "warmup_s": 15,
-        "total_minutes": 6.1,
-        "max_minutes": 7.5,
-        "reserve_s": 75,
-        "workers": 15,
-        "compile": False,
-        "bf16": True,
-        "seed": 0,
-        "val_budget_s": 40,
-        "data": {
-            "pdf_dir": ".carry/det/pdfpages",
-            "fonts_dir": ".carry/det/fonts",
-            "dict_dir": ".carry/det/dict",
-            "pdf_share": 0.35,
-            "val_pages": 40,
-            "crop": 640,
-            "crops_per_page": 8,
-            "long_side": 1024,
-            "shrink": 0.25,
-            "gray_share": 0.6,
-        },
-    },
+    "config": "configs/detection/db_mobilenet_v3_large.json",
+    "command": "python -m vision.training.detection --config configs/detection/db_mobilenet_v3_large.json "
+    "--out OUT",
     "hardware": "1x NVIDIA H200, 16 CPU cores (15 data workers), one 7.5-minute call",
     "steps": 5269,
     "samples": 168608,

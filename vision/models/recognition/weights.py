@@ -1,9 +1,10 @@
 """Weight records of the shipped recognition models (files under ``vision/models/weights``).
 
-Each record's ``meta`` is the model card in data form (``docs/models/recognition.md`` has the prose):
-parameter count, file size, training recipe, data and the scores measured with ``vision eval recognition``;
-``tests/models/test_recognition_weights.py`` rebuilds each model and checks these facts against the file.
-``None`` means no weights ship.
+Each record's ``meta`` is the model card in data form: parameter count, file size, data, scores measured
+with ``vision eval recognition``, and the recipe as the checked-in training configs (``configs/recognition/``)
+that produced the weights, stage by stage. ``docs/models/recognition.md`` has the prose;
+``tests/models/test_recognition_weights.py`` rebuilds each model and checks these facts against the file and
+the configs. ``None`` means no weights ship.
 """
 
 from __future__ import annotations
@@ -12,10 +13,22 @@ from vision.models._registry import Weights
 
 __all__ = ["CRNN_MOBILENET_SMALL", "CRNN_TRANSFORMER_SMALL"]
 
-_SYNTH = ("on-the-fly synthetic word crops (vision.training.synth.words): 322 Debian font files (subset to the "
-          "vocabulary), Debian word lists (English + 9 European languages, 50k words each) plus generated "
+_SYNTH = ("on-the-fly synthetic word crops (vision.training.synth.words): Debian font files subset to the "
+          "vocabulary, Debian word lists (English + 9 European languages, 50k words each) plus generated "
           "numbers, dates, prices, codes, emails/URLs, punctuation, check boxes; scan/fax/receipt/photo "
           "degradations, neighbour slivers, underlines, table rules; no real images")
+_TRAIN = "python -m vision.training.recognition --config {config} --out OUT --max-minutes 9"
+_SOUP = "python -m vision.training.soup OUT.safetensors {ingredients} --dtype float16"
+_CRNN = "configs/recognition/crnn_mobilenet_small/"
+_TRANSFORMER = "configs/recognition/crnn_transformer_small/"
+
+
+def _stage(config: str, init: str | None, calls: int, steps: int, gpu: str) -> dict[str, object]:
+    """One training run: its config, what it starts from, its GPU calls (each resuming the previous one) and
+    its steps of 512 samples."""
+    return {"config": config, "init": init, "calls": calls, "steps": steps, "samples": steps * 512,
+            "gpu": gpu}
+
 
 CRNN_MOBILENET_SMALL: Weights | None = Weights(
     file="reco_crnn_mobilenet_small.safetensors",
@@ -27,47 +40,20 @@ CRNN_MOBILENET_SMALL: Weights | None = Weights(
         "steps": 132713,
         "samples_seen": 67949056,
         "train_minutes_gpu": 72.4,
-        "hardware": "1x NVIDIA H200 (9 calls of about 8-9 min of training each), 15 DataLoader workers",
         "recipe": {
             "arch": "crnn_mobilenet_small",
             "model": {"backbone": {"width_mult": 1.25, "blocks": "rect_late"}},
-            "command": "stage 1: python -m vision.training.recognition --config train2.json --max-minutes 9 (three "
-                       "calls, each resuming); stage 2: --config configs/recognition_crnn_mobilenet_small_ft.json "
-                       "--init <stage-1 weights> --max-minutes 9.3, then the same with --resume (two calls); "
-                       "stage 3: --config configs/recognition_crnn_mobilenet_small_ft2.json --init <stage-2 "
-                       "weights> --max-minutes 9.2, then --resume (two calls); stages 4 and 5 (backbone frozen): "
-                       "--config configs/recognition_crnn_mobilenet_small_ft6.json --init <stage-3 weights> "
-                       "--max-minutes 9.05, then --config configs/recognition_crnn_mobilenet_small_ft7.json --init "
-                       "<stage-4 weights> --max-minutes 9.05",
-            "config": {"batch_size": 512, "width": 192, "group_batches": 4, "lr": 0.002, "weight_decay": 0.01,
-                       "warmup_steps": 300, "schedule": "cosine over 25.5 min of training time",
-                       "ema_decay": 0.999, "bf16": True, "optimizer": "AdamW(0.9, 0.99)", "grad_clip": 5.0,
-                       "synth": {"p_sliver": 0.4, "p_neighbours": 0.45, "p_mono": 0.5}, "seed": 2},
-            "fine_tune": {"lr": 0.001, "warmup_steps": 200, "schedule": "cosine over 17.5 min of training time",
-                          "steps": 35612, "samples": 18233344, "seed": 3,
-                          "synth": {"p_sliver": 0.4, "p_neighbours": 0.45, "p_mono": 0.5, "p_dust": 0.15},
-                          "text_mix": "more numbers (0.15), fewer foreign words (0.15 of dictionary words), "
-                                      "edge punctuation on 0.35 of words"},
-            "stage_3": {"change": "block table 'rect' -> 'rect_late' (stages 1-2 trained 'rect'): the second width "
-                                  "halving moved from the first block to the ninth; same weights shapes, so "
-                                  "stage 2's weights initialise it",
-                        "lr": 0.001, "warmup_steps": 200, "schedule": "cosine over 17 min of training time",
-                        "steps": 21895, "samples": 11210240, "train_seconds": 968.8, "seed": 4,
-                        "synth": "as stage 2"},
-            "stages_4_5": {"change": "the backbone (convolutions and their BatchNorm statistics) frozen; only the "
-                                     "projection, BiLSTM and head train, so readings that were right move less; "
-                                     "the generator adds name initials ('J.': a capital and a period) as 2% of "
-                                     "the texts",
-                           "freeze": ["backbone"], "synth": {"p_initials": 0.02},
-                           "stage_4": {"lr": 0.0005, "warmup_steps": 200, "schedule": "cosine over 7.9 min",
-                                       "steps": 11042, "samples": 5653504, "seed": 14},
-                           "stage_5": {"lr": 0.0003, "warmup_steps": 100, "schedule": "cosine over 7.9 min",
-                                       "steps": 13268, "samples": 6793216, "seed": 15}},
-            "resume_note": "stage 1's second call resumed from the first call's EMA weights with a fresh optimizer "
-                           "and a 300-step warm-up (the full optimizer state did not fit the 64 MiB carry); the "
-                           "other calls resumed full checkpoints kept on the GPU machine",
-            "exported": "EMA weights, stored as float16 (stage 3's float32 file read 87.77% / 87.09% / CER 4.09% "
-                        "with the lexicon, its float16 copy 87.83% / 87.14% / 4.09%)",
+            "command": _TRAIN + " (then --resume OUT/checkpoint for each further call; --init the previous "
+                                "stage's weights from stage 2 on)",
+            "stages": [
+                _stage(_CRNN + "stage1_scratch.json", None, 3, 50896, "H200"),
+                _stage(_CRNN + "stage2_dust.json", "stage 1", 2, 35612, "H200"),
+                _stage(_CRNN + "stage3_rect_late.json", "stage 2", 2, 21895, "H200"),
+                _stage(_CRNN + "stage4_frozen_initials.json", "stage 3", 1, 11042, "H200"),
+                _stage(_CRNN + "stage5_frozen_anneal.json", "stage 4", 1, 13268, "H200"),
+            ],
+            "exported": "EMA weights of stage 5, stored as float16",
+            "card": "docs/models/recognition.md, section 'Weights: reco_crnn_mobilenet_small.safetensors'",
         },
         "data": _SYNTH,
         "metrics": {
@@ -82,8 +68,7 @@ CRNN_MOBILENET_SMALL: Weights | None = Weights(
                 "decoding": "greedy + English lexicon",
                 "command": "vision eval recognition --data ../shared/data/funsd_dev"},
             "synthetic_val": {"word_accuracy": 0.9180, "cer": 0.0327, "n": 2048,
-                              "note": "stage 5's validation set (seed 15; stage 3's weights read 0.9180 on "
-                                      "stage 3's set, seed 4)"},
+                              "note": "stage 5's synthetic validation set (seed 15)"},
         },
     },
 )
@@ -98,73 +83,27 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
         "steps": 118832,
         "samples_seen": 60838400,
         "train_minutes_gpu": 111.0,
-        "hardware": "stage 1: 1x NVIDIA H100, stage 2: 1x NVIDIA H200, stage 3: 1x NVIDIA H100 (2 calls of "
-                    "about 9 min of training each per stage, resuming), 15 DataLoader workers; stage 4's two "
-                    "fine-tunes: 1x NVIDIA H200 (3 calls; 2 calls with a second run sharing the GPU); stage 5's four "
-                    "fine-tunes: 1x NVIDIA H200, two runs sharing the GPU (3 calls, 7 workers each)",
         "recipe": {
             "arch": "crnn_transformer_small",
             "model": {},
-            "warm_start": "stage 1: 241 of 296 tensors (the whole backbone) from the shipped crnn_mobilenet_small "
-                          "weights; projection, positional conv, the 4 encoder blocks and the head start random. "
-                          "Stages 2 and 3: all tensors from the previous stage",
-            "command": "stage 1: python -m vision.training.recognition --config "
-                       "configs/recognition_crnn_transformer_small_warm.json --init "
-                       "vision/models/weights/reco_crnn_mobilenet_small.safetensors --max-minutes 9.05, then the "
-                       "same config with --resume <out>/checkpoint --max-minutes 9.3; stages 2 and 3: the "
-                       "same two calls with configs/recognition_crnn_transformer_small_ft.json, then "
-                       "_ft2.json, and --init <previous stage's weights>",
-            "config": {"batch_size": 512, "width": 192, "group_batches": 4, "lr": [0.0007, 0.0005, 0.0004],
-                       "weight_decay": 0.01, "warmup_steps": [300, 200, 300],
-                       "schedule": "per stage: cosine over 17.5, 17.5 and 17 min of training time (15.3, "
-                                   "15.8 and 15.3 run)",
-                       "ema_decay": 0.999, "bf16": True, "optimizer": "AdamW(0.9, 0.99)", "grad_clip": 5.0,
-                       "synth": {"p_sliver": 0.4, "p_neighbours": 0.45, "p_mono": 0.5,
-                                 "p_dust": [0.0, 0.15, 0.15], "p_initials": [0.0, 0.0, 0.02]},
-                       "seed": [8, 10, 22]},
-            "stage_4": {
-                "change": "a uniform soup (vision.training.soup) of three weights in one basin: stage 3 "
-                          "and two fine-tunes of it, averaged tensor by tensor (BatchNorm statistics "
-                          "included)",
-                "ingredients": {
-                    "stage_3": "the weights shipped in session 12",
-                    "kd": "configs/recognition_crnn_transformer_small_kd.json: stage 3 + frame-level "
-                          "distillation from the shipped crnn_mobilenet_small (KL at temperature 2, weight "
-                          "1, beside CTC), lr 4e-4 on a 33-min cosine, seed 24; three calls resuming on the "
-                          "warm machine, 27,904 steps, 14.3M samples, 24.1 min (stopped at lr 7.4e-5)",
-                    "fax": "configs/recognition_crnn_transformer_small_fax.json: stage 3 with the generator "
-                           "weighted to faxes and low resolution (profiles clean/scan/fax/receipt/photo "
-                           "0.05/0.4/0.35/0.1/0.1, p_low_res 0.8), lr 4e-4 on a 23-min cosine, seed 26; two "
-                           "calls, 9,247 steps, 4.7M samples, 16.3 min (stopped at lr 8.5e-5)",
-                },
-                "command": "python -m vision.training.soup reco_crnn_transformer_small.safetensors "
-                           "stage3.safetensors kd.safetensors fax.safetensors --dtype float16",
-                "fonts": "the session-13 carry: 238 files of 37 Debian font packages (see "
-                         "docs/models/recognition.md)",
-            },
-            "stage_5": {
-                "change": "the generator draws one- and two-character texts alone (p_short 0.08: signs such "
-                          "as $ - * %, single letters and digits, units and abbreviations such as mm, No, "
-                          "short numbers with their sign such as 5%, $5, (3)), where stage 4 read worse than "
-                          "the CRNN; four fine-tunes of stage 4, averaged (uniform soup)",
-                "ingredients": {
-                    "short": "configs/recognition_crnn_transformer_small_short.json: --init stage 4, lr 2e-4, "
-                             "300-step warm-up, cosine over 17.5 min, seed 27; two calls (the second resumed "
-                             "the full checkpoint on the warm machine), 8,380 steps, 4.3M samples, 15.9 min",
-                    "shortfax": "configs/recognition_crnn_transformer_small_shortfax.json: the same with the "
-                                "fax-weighted profiles of stage 4's fax ingredient, seed 28, beside short: "
-                                "8,560 steps, 4.4M samples, 16.0 min",
-                    "short2": "short's config with seed 29 and a cosine over 8.6 min, one call: 4,677 steps, "
-                              "2.4M samples, 8.3 min",
-                    "shortfax2": "shortfax's config with seed 30 and a cosine over 8.6 min, one call, beside "
-                                 "short2: 4,649 steps, 2.4M samples, 8.3 min",
-                },
-                "command": "python -m vision.training.soup reco_crnn_transformer_small.safetensors "
-                           "short.safetensors shortfax.safetensors short2.safetensors shortfax2.safetensors "
-                           "--dtype float16",
-                "fonts": "the session-13 carry (238 files of 37 Debian font packages)",
-            },
-            "exported": "EMA weights of each ingredient, stored as float16; the soup stored as float16",
+            "command": _TRAIN + " (then --resume OUT/checkpoint for each further call; --init the previous "
+                                "stage's weights); a soup stage averages its ingredients: " + _SOUP,
+            "stages": [
+                _stage(_TRANSFORMER + "stage1_warm_start.json",
+                       "vision/models/weights/reco_crnn_mobilenet_small.safetensors (241 of 296 tensors: "
+                       "the backbone)", 2, 19170, "H100"),
+                _stage(_TRANSFORMER + "stage2_dust.json", "stage 1", 2, 18305, "H200"),
+                _stage(_TRANSFORMER + "stage3_initials.json", "stage 2", 2, 17940, "H100"),
+                {"soup": ["stage 3",
+                          _stage(_TRANSFORMER + "stage4_soup_distill.json", "stage 3", 3, 27904, "H200"),
+                          _stage(_TRANSFORMER + "stage4_soup_fax.json", "stage 3", 2, 9247, "H200")]},
+                {"soup": [_stage(_TRANSFORMER + "stage5_soup_short.json", "stage 4", 2, 8380, "H200"),
+                          _stage(_TRANSFORMER + "stage5_soup_shortfax.json", "stage 4", 2, 8560, "H200"),
+                          _stage(_TRANSFORMER + "stage5_soup_short_b.json", "stage 4", 1, 4677, "H200"),
+                          _stage(_TRANSFORMER + "stage5_soup_shortfax_b.json", "stage 4", 1, 4649, "H200")]},
+            ],
+            "exported": "EMA weights of each ingredient; each soup stored as float16",
+            "card": "docs/models/recognition.md, section 'Weights: reco_crnn_transformer_small.safetensors'",
         },
         "data": _SYNTH,
         "metrics": {
@@ -184,9 +123,7 @@ CRNN_TRANSFORMER_SMALL: Weights | None = Weights(
             "funsd_dev_words": {"word_accuracy": 0.8755, "word_accuracy_cased": 0.8696, "cer": 0.0396,
                                 "n": 21888, "decoding": "greedy (lexicon=None)"},
         },
-        "note": "more accurate than the default CRNN (words_dev 88.27% vs 88.13%, CER 3.78% vs 3.98%; the "
-                "21,888 funsd_dev crops 88.49% vs 87.82%, CER 3.76% vs 3.97%, McNemar z = 4.8: 535 crops read "
-                "right only by this model, 390 only by the CRNN) and slower on the CPU; stage 5 added 0.8 "
-                "points on words_dev over stage 4 (87.50%) and 1.1 on the funsd_dev crops (87.39%)",
+        "note": "more accurate than the default CRNN (funsd_dev crops 88.49% vs 87.82%, McNemar z = 4.8) and "
+                "about 0.6x its speed on the CPU",
     },
 )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from vision.pipelines.ocr.reading_order import LayoutOptions
+from vision.pipelines.ocr.structure import StructureOptions
 
 if TYPE_CHECKING:
     import torch
@@ -48,6 +49,7 @@ class OCROptions:
         rectify: rectify photographed pages first (:class:`~vision.pipelines.ocr.rectify.RectifyStage`,
             OpenCV page finder); geometry, dimensions and ``Page.image`` are then those of the rectified page.
         layout: thresholds of the line/block/reading-order rules and non-text regions.
+        structure: tables and block kinds (:mod:`vision.pipelines.ocr.structure`); both can be switched off.
         crops_on_device: cut and recognise crops on the recognizer's device
             (:mod:`vision.pipelines.ocr.device`); ``None``: when it runs on a GPU.
         onnx: run both models with onnxruntime (exported once per weights and cached);
@@ -70,6 +72,7 @@ class OCROptions:
     pdf_text: PdfTextMode = "auto"
     rectify: bool = False
     layout: LayoutOptions = field(default_factory=LayoutOptions)
+    structure: StructureOptions = field(default_factory=StructureOptions)
     crops_on_device: bool | None = None
     onnx: bool | None = None
 
@@ -91,7 +94,7 @@ _FIELDS = frozenset(f.name for f in fields(OCROptions))
 
 def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
     """``base`` (default :class:`OCROptions`) with ``changes``; ``None`` values of ``det_arch``/``reco_arch``
-    keep the base's. ``layout=None`` means the default layout rules.
+    keep the base's. ``layout=None`` / ``structure=None`` mean the default layout rules / structure.
 
     Raises:
         TypeError: for a name that is not a field of :class:`OCROptions`.
@@ -104,6 +107,8 @@ def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
             del changes[name]
     if "layout" in changes and changes["layout"] is None:
         changes["layout"] = LayoutOptions()
+    if "structure" in changes and changes["structure"] is None:
+        changes["structure"] = StructureOptions()
     return replace(base or OCROptions(), **changes)
 
 

@@ -1,6 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout  =>  Document
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout
+    -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
@@ -122,6 +123,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
+    if options.structure.kinds or options.structure.tables:
+        from vision.pipelines.ocr.structure import StructureStage
+
+        stages.append(("structure", StructureStage(options.structure)))
     return Pipeline(stages)
 
 

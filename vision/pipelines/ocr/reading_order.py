@@ -25,10 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import cv2
 import numpy as np
 
-from vision.structures import Block, Line, Region, Word
+from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
+from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
+from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
+from vision.structures import Block, Line, Word
 
 __all__ = [
     "LayoutOptions",
@@ -54,6 +56,8 @@ class LayoutOptions:
         cell_gap: largest gap, in heights, between a table or form cell and its row neighbour.
         regions: also report large non-text areas (figures, photos, logos) as ``Region(kind="figure")``.
         region_min_area: smallest such area, as a fraction of the page.
+        gutter_width: least width, in heights, of a column gutter that no line crosses
+            (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
     """
 
     line_overlap: float = 0.5
@@ -63,10 +67,10 @@ class LayoutOptions:
     cell_gap: float = 10.0
     regions: bool = False
     region_min_area: float = 0.01
+    gutter_width: float = 1.0
 
 
 CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)
-REGION_MAX_WORDS = 0.05  # figures hold at most a few labels; shaded tables and form boxes hold words
 _CHUNK = 1024  # rows of a pairwise cost matrix computed at once: bounds memory on pages with many words
 
 
@@ -112,7 +116,18 @@ def _chains(succ: np.ndarray) -> list[list[int]]:
     return chains
 
 
-def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> list[list[int]]:
+def _barrier(boxes: np.ndarray, options: LayoutOptions) -> tuple[np.ndarray, float]:
+    """The column-gutter barrier of pixel word boxes (empty when gutters are off)."""
+    if options.gutter_width <= 0:
+        return np.zeros((0, 0), dtype=bool), 1.0
+    return gutter_barrier(boxes, min_width=options.gutter_width)
+
+
+def group_lines(
+    boxes: np.ndarray,
+    options: LayoutOptions = LayoutOptions(),
+    barrier: tuple[np.ndarray, float] | None = None,
+) -> list[list[int]]:
     """Group word boxes into lines.
 
     Each word is linked to the word that best continues it on the right (vertical overlap at least
@@ -122,12 +137,15 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
 
     Args:
         boxes: ``[N, 4]`` pixel ``x0, y0, x1, y1`` of words on an upright page.
+        barrier: column gutters no line crosses (:func:`~vision.pipelines.ocr.gutters.gutter_barrier`;
+            ``None``: found here).
 
     Returns:
         Lines as lists of word indices, each left to right; lines ordered by their top edge.
     """
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
+    stop = barrier_right(b, *(barrier if barrier is not None else _barrier(b, options)))
 
     def cost_rows(rows: slice) -> np.ndarray:
         bi, hi = b[rows, None, :], h[rows, None]
@@ -139,6 +157,7 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
             & (gap >= -0.5 * hmin)
             & (gap <= options.word_gap * hmin)
             & (b[None, :, 0] > bi[..., 0])
+            & (b[None, :, 0] < stop[rows, None])  # never across a column gutter
         )
         return np.where(valid, np.maximum(gap, 0.0) / hmin + (1.0 - overlap), np.inf)
 
@@ -147,14 +166,19 @@ def group_lines(boxes: np.ndarray, options: LayoutOptions = LayoutOptions()) -> 
 
 
 def tabular_lines(
-    line_boxes: np.ndarray, line_words: np.ndarray, options: LayoutOptions = LayoutOptions()
+    line_boxes: np.ndarray,
+    line_words: np.ndarray,
+    options: LayoutOptions = LayoutOptions(),
+    barrier: tuple[np.ndarray, float] | None = None,
 ) -> np.ndarray:
     """``bool[L]``: lines that belong to table or form rows, which are never chained into blocks.
 
     A *cell* is a short line (fewer than :data:`CELL_WORDS` words) with another line beside it on the same
     row (vertical overlap of at least ``line_overlap`` of the smaller height) at most ``cell_gap`` heights
     away. Cells, and lines with a cell beside them, are tabular: tables and forms then read row by row,
-    while column text (long lines beside long lines) still forms paragraphs.
+    while column text (long lines beside long lines) still forms paragraphs. Across a column gutter
+    (``barrier``), two lines of running text are never neighbours: a long line, or a short one with a
+    long line just above or below it, left-aligned with it (a paragraph's last line, a short heading).
     """
     b = np.asarray(line_boxes, dtype=np.float64).reshape(-1, 4)
     h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
@@ -162,7 +186,17 @@ def tabular_lines(
     overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
     gap = np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2])  # > 0 when apart
     near = (overlap >= options.line_overlap * hmin) & (gap >= 0) & (gap <= options.cell_gap * hmin)
-    cells = (np.asarray(line_words).reshape(-1) < CELL_WORDS) & near.any(axis=1)
+    short = np.asarray(line_words).reshape(-1) < CELL_WORDS
+    if barrier is not None:
+        stop = barrier_right(b, *barrier)
+        across = b[None, :, 0] >= stop[:, None]  # j starts past the gutter right of i
+        across |= across.T
+        text = ~short
+        dy = np.maximum(b[None, :, 1] - b[:, None, 3], b[:, None, 1] - b[None, :, 3])  # vertical gap
+        aligned = np.abs(b[:, None, 0] - b[None, :, 0]) <= 0.5 * hmin
+        text |= short & ((dy >= 0) & (dy <= 2 * options.block_gap * hmin) & aligned & ~short[None, :]).any(1)
+        near &= ~across | ~(text[:, None] & text[None, :])
+    cells = short & near.any(axis=1)
     return cells | (near & cells[None, :]).any(axis=1)
 
 
@@ -204,30 +238,24 @@ def group_blocks(
     return sorted(_chains(_mutual_best(cost_rows, len(b))), key=lambda bl: bl[0])
 
 
-def _gaps(lo: np.ndarray, hi: np.ndarray) -> list[tuple[float, float]]:
-    """Empty intervals ``(start, end)`` between the union of ``[lo_i, hi_i]`` intervals."""
-    order = np.argsort(lo, kind="stable")
-    starts, reach = lo[order], np.maximum.accumulate(hi[order])
-    empty = starts[1:] > reach[:-1]
-    return list(zip(reach[:-1][empty].tolist(), starts[1:][empty].tolist()))
-
-
-def _widest_gap(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float] | None:
-    gaps = _gaps(lo, hi)
-    return max(gaps, key=lambda g: g[1] - g[0]) if gaps else None
-
-
-def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[int]:
+def order_blocks(
+    block_boxes: np.ndarray, lines_per_block: np.ndarray, columns: np.ndarray | None = None
+) -> list[int]:
     """Reading order of blocks by recursive XY-cut (see the module docstring for the column rule).
 
     At each level the blocks are cut into horizontal bands at every vertical whitespace gap; consecutive
     bands that are both running-text columns (a vertical gutter, blocks of two lines or more on average on
     each side) with overlapping gutters are merged back, so paragraph breaks that happen to line up across
-    columns do not interleave the columns. A single band is cut at its widest vertical gutter.
+    columns do not interleave the columns. A single band is cut at its widest vertical gutter. Where the
+    words' column gutters are given, a band's gutter is one of them that runs along at least half of the
+    band's height with no block across it and mostly running text on each side (else the rule on lines per
+    block above).
 
     Args:
         block_boxes: ``[B, 4]`` pixel boxes of blocks.
         lines_per_block: ``[B]`` number of lines in each block.
+        columns: ``[G, 3]`` pixel ``(x, y0, y1)`` of column gutters
+            (:func:`~vision.pipelines.ocr.gutters.gutter_lines`).
 
     Returns:
         Block indices in reading order.
@@ -235,16 +263,43 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
     boxes = np.asarray(block_boxes, dtype=np.float64).reshape(-1, 4)
     nlines = np.asarray(lines_per_block, dtype=np.float64).reshape(-1)
 
+    line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
+    cols = np.zeros((0, 3)) if columns is None else np.asarray(columns, dtype=np.float64).reshape(-1, 3)
+
+    def running_text(side: np.ndarray) -> bool:
+        """Blocks of two lines or more cover most of ``side``'s area (text columns, not form fields)."""
+        area = (boxes[side, 2] - boxes[side, 0]) * (boxes[side, 3] - boxes[side, 1])
+        return len(side) > 0 and area[nlines[side] >= 2].sum() >= 0.5 * area.sum()
+
+    def word_gutter(idx: np.ndarray) -> tuple[float, float] | None:
+        y0, y1 = boxes[idx, 1].min(), boxes[idx, 3].max()
+        for x, g0, g1 in cols:
+            across = ((boxes[idx, 0] < x) & (boxes[idx, 2] > x)).any()
+            sides = running_text(idx[boxes[idx, 2] <= x]) and running_text(idx[boxes[idx, 0] >= x])
+            if not across and sides and min(y1, g1) - max(y0, g0) >= 0.5 * (y1 - y0):
+                return (x - line_height, x + line_height)
+        return None
+
     def gutter(idx: np.ndarray) -> tuple[float, float] | None:
-        gap = _widest_gap(boxes[idx, 0], boxes[idx, 2])
+        found = word_gutter(idx)
+        if found is not None:
+            return found
+        gap = widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is None:
             return None
         cut = (gap[0] + gap[1]) / 2
         left, right = nlines[idx[boxes[idx, 2] <= cut]], nlines[idx[boxes[idx, 0] >= cut]]
         return gap if left.mean() >= 2 and right.mean() >= 2 else None
 
+    def one_side(band: np.ndarray, gap: tuple[float, float], above: float) -> bool:
+        """Running text wholly on one side of a gutter: a column that goes on below a shorter one."""
+        cut = (gap[0] + gap[1]) / 2
+        left, right = boxes[band, 2] <= cut, boxes[band, 0] >= cut
+        close = boxes[band, 1].min() - above <= 2 * line_height  # a heading right under the column
+        return bool((left.all() or right.all()) and (nlines[band].mean() >= 2 or close))
+
     def bands(idx: np.ndarray) -> list[np.ndarray]:
-        cuts = [(a + b) / 2 for a, b in _gaps(boxes[idx, 1], boxes[idx, 3])]
+        cuts = [(a + b) / 2 for a, b in gaps(boxes[idx, 1], boxes[idx, 3])]
         if not cuts:
             return [idx]
         centre = (boxes[idx, 1] + boxes[idx, 3]) / 2
@@ -252,8 +307,12 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         found = np.split(idx[order], np.searchsorted(centre[order], cuts))
         merged, last = [found[0]], gutter(found[0])
         for band in found[1:]:
+            above = boxes[merged[-1], 3].max()
             g = gutter(band)
             if last is not None and g is not None and min(last[1], g[1]) > max(last[0], g[0]):
+                merged[-1] = np.concatenate([merged[-1], band])
+                last = gutter(merged[-1])
+            elif last is not None and g is None and one_side(band, last, above):
                 merged[-1] = np.concatenate([merged[-1], band])
                 last = gutter(merged[-1])
             else:
@@ -267,7 +326,9 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         parts = bands(idx)
         if len(parts) > 1:
             return [i for part in parts for i in visit(part)]
-        gap = _widest_gap(boxes[idx, 0], boxes[idx, 2])
+        if (nlines[idx] == 1).all():  # table or form cells whose rows touch: read row by row
+            return row_order(boxes, idx)
+        gap = word_gutter(idx) or widest_gap(boxes[idx, 0], boxes[idx, 2])
         if gap is not None:
             cut = (gap[0] + gap[1]) / 2
             return visit(idx[boxes[idx, 2] <= cut]) + visit(idx[boxes[idx, 0] >= cut])
@@ -275,21 +336,6 @@ def order_blocks(block_boxes: np.ndarray, lines_per_block: np.ndarray) -> list[i
         return [int(i) for i in idx[np.lexsort((sub[:, 0], sub[:, 1]))]]
 
     return visit(np.arange(len(boxes)))
-
-
-def _group_boxes(boxes: np.ndarray, groups: list[list[int]]) -> np.ndarray:
-    """``[G, 4]`` union boxes of groups of rows of ``boxes`` (one reduceat per corner)."""
-    flat = boxes[np.concatenate(groups)]
-    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
-    return np.stack(
-        [
-            np.minimum.reduceat(flat[:, 0], starts),
-            np.minimum.reduceat(flat[:, 1], starts),
-            np.maximum.reduceat(flat[:, 2], starts),
-            np.maximum.reduceat(flat[:, 3], starts),
-        ],
-        axis=1,
-    )
 
 
 def _merge_rows(
@@ -332,51 +378,12 @@ def build_blocks(
     if not words:
         return []
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
-    lines = group_lines(boxes, options)
-    line_boxes = _group_boxes(boxes, lines)
-    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options)
+    barrier = _barrier(boxes, options)
+    lines = group_lines(boxes, options, barrier)
+    line_boxes = group_boxes(boxes, lines)
+    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)
-    order = order_blocks(_group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]))
+    columns = gutter_lines(*barrier, min_height=4 * float(np.median(boxes[:, 3] - boxes[:, 1])))
+    order = order_blocks(group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
     ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]
-
-
-def find_regions(
-    image: np.ndarray, word_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()
-) -> list[Region]:
-    """Large non-text areas (figures, photos, logos, dark bars) as ``Region(kind="figure")``.
-
-    Works at 1/8 scale: pixels that differ from the page background (its median grey) by more than 48 grey
-    levels (a threshold above scanner noise and JPEG ringing, below any drawn content) are closed into
-    blobs after blanking the word boxes. A blob is kept when its box covers ``region_min_area`` of the page
-    or more, its ink (before closing) fills at least a quarter of that box (drops ruled tables and form
-    grids) and words cover less than :data:`REGION_MAX_WORDS` of it (drops shaded tables and boxed form
-    fields, which hold text). Measured with ``benchmarks/regions_check.py``.
-
-    Args:
-        image: ``(H, W, 3)`` uint8 upright page.
-        word_boxes: ``[N, 4]`` relative boxes of the words on that page.
-    """
-    h, w = image.shape[:2]
-    scale = 8
-    small = cv2.resize(
-        cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
-        (max(w // scale, 1), max(h // scale, 1)),
-        interpolation=cv2.INTER_AREA,
-    )
-    sh, sw = small.shape
-    ink = (np.abs(small.astype(np.int16) - int(np.median(small))) > 48).astype(np.uint8)
-    words = np.zeros_like(ink)
-    for x0, y0, x1, y1 in np.asarray(word_boxes, dtype=np.float64).reshape(-1, 4):
-        words[int(y0 * sh) : int(np.ceil(y1 * sh)) + 1, int(x0 * sw) : int(np.ceil(x1 * sw)) + 1] = 1
-    ink *= 1 - words
-    blobs = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
-    regions = []
-    for x, y, bw, bh, _ in stats[1:count]:
-        if bw * bh < options.region_min_area * sw * sh or ink[y : y + bh, x : x + bw].mean() < 0.25:
-            continue
-        if words[y : y + bh, x : x + bw].mean() >= REGION_MAX_WORDS:
-            continue
-        regions.append(Region("figure", (x / sw, y / sh, min((x + bw) / sw, 1.0), min((y + bh) / sh, 1.0))))
-    return regions

@@ -8,10 +8,9 @@ graphs (per batch size) instead of one per page size. Post-processing is :func:`
 Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the CPU default) or ``"device"`` (the
 CUDA default): the page's bytes are copied to the device once and resized there by
 :func:`vision.ops.resize.resize_uint8` with OpenCV's weights, sparing the host ~20 ms of one core per letter
-page. While the GPU bounded OCR throughput this changed nothing (session 6: 181.1 vs 180.8 pages/s); once
-the recognizer stopped running padding rows (session 9), host work bounds it, and fitting pages on the device
-reads 262-266 vs 208-221 pages/s on an H100 (12 worker processes, ``benchmarks/gpu_throughput.py
---page-resize``, alternating runs).
+page. GPU OCR throughput is bound by host work, so this pays: 262-266 vs 208-221 pages/s with pages fitted
+on the device vs on the host (H100, 12 worker processes, alternating runs of ``benchmarks/gpu_throughput.py
+--page-resize device|host``).
 """
 
 from __future__ import annotations

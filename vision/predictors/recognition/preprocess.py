@@ -156,7 +156,7 @@ def pad_rows(x: torch.Tensor, cap: int, minimum: int = MIN_ROWS) -> torch.Tensor
 
     Why: a compiled recognizer then builds one graph per width bucket, cuDNN sees at most a handful of batch
     sizes per bucket (it builds plans per shape, ~0.3 s each on an H100), and a bucket's last, partial batch
-    costs at most as many padding rows as real ones. Padding every batch to the full batch size instead ran
+    costs at most as many padding rows as real ones. Padding every batch to the full batch size would run
     ~2x the crops through the model in OCR pipelines (a letter page's ~150 words spread over six buckets,
     each ending in a mostly padded batch of 1024).
     """

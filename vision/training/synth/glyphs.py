@@ -7,7 +7,7 @@ and ligatures are dropped, an acceptable loss for OCR training data (typewriter 
 neither).
 
 A cold glyph still costs about 200 us (several FreeType loads behind Pillow's public calls), and with
-hundreds of fonts x 10 sizes x 100+ characters every DataLoader worker used to spend its first minutes
+hundreds of fonts x 10 sizes x 100+ characters every DataLoader worker would spend its first minutes
 rendering the same glyphs as its 14 siblings. :meth:`GlyphCache.prewarm` renders the common glyphs once,
 in a process pool, into compact :class:`PackedFace` atlases (three arrays per font and size) that forked
 workers share copy-on-write and that pickle cheaply for spawned ones. Rare glyphs are still rendered lazily.

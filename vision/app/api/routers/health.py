@@ -18,8 +18,8 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", response_model=HealthOut, summary="Liveness")
-def healthz() -> dict:
-    """The process answers HTTP."""
+async def healthz() -> dict:
+    """The process answers HTTP (on the event loop: never queued behind OCR work in the thread pool)."""
     return {"status": "ok"}
 
 
@@ -29,8 +29,11 @@ def healthz() -> dict:
     summary="Readiness",
     responses={503: {"model": ErrorBody, "description": "the batcher or the job runner is down"}},
 )
-def readyz(request: Request, runtime: Annotated[Runtime, Depends(get_runtime)]) -> dict:
-    """The predictors are built and the threads that serve them (batcher, job runner) are alive."""
+async def readyz(request: Request) -> dict:
+    """The predictors are built and the threads that serve them (batcher, job runner) are alive.
+
+    Runs on the event loop with no dependencies, so it never waits for a thread-pool slot."""
+    runtime: Runtime = request.app.state.runtime
     jobs = getattr(request.app.state, "jobs", None)
     if not runtime.ocr.batcher.alive or (jobs is not None and not jobs.runner.alive):
         raise ApiError(503, "not_ready", "the model batcher or the job runner is not running")
@@ -49,5 +52,6 @@ def readyz(request: Request, runtime: Annotated[Runtime, Depends(get_runtime)]) 
     responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "exposition text"}},
 )
 def metrics(runtime: Annotated[Runtime, Depends(get_runtime)]) -> Response:
-    """Requests, latencies, batch sizes, queue depth, jobs by status."""
+    """Requests, latencies, batch sizes, queue depth, jobs by status (needs the API key unless
+    ``metrics_open``)."""
     return Response(runtime.metrics.render(), media_type=CONTENT_TYPE_LATEST)

@@ -13,6 +13,7 @@ from vision.app.api.errors import ApiError
 from vision.app.api.job_service import JobService
 from vision.app.api.job_store import ACTIVE, JobRecord
 from vision.app.api.routers.ocr import ERROR_RESPONSES
+from vision.app.api.security import check_filename
 from vision.app.api.schemas import DocumentOut, ErrorBody, JobOut, ResultFormat
 from vision.app.api.settings import LimitSettings
 
@@ -50,9 +51,9 @@ def submit_job(
     fps_form: Annotated[float | None, Form(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
 ) -> dict:
     """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``."""
-    filename = file.filename or "upload"
-    check_size(file, limits.max_bytes)
-    job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form)
+    filename = check_filename(file.filename)
+    size = check_size(file, limits.max_bytes)
+    job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form, size=size)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job.to_json()
 
@@ -117,10 +118,9 @@ def get_result(
 )
 def delete_job(job_id: JobId, jobs: Annotated[JobService, Depends(get_jobs)]) -> dict:
     """A queued or running job is cancelled (a running one stops at its next checkpoint) and kept;
-    a finished job is deleted with its files. Returns the job's last state."""
+    a finished job is deleted with its files once no worker uses them (repeat the DELETE for a job
+    that was just cancelled). Returns the job's last state."""
     job = _job(jobs, job_id)
     if job.status in ACTIVE:
-        cancelled = jobs.store.cancel(job_id)
-        return (cancelled or job).to_json()
-    jobs.store.delete(job_id)
-    return job.to_json()
+        return jobs.cancel(job).to_json()
+    return jobs.delete(job).to_json()

@@ -12,13 +12,15 @@ from typing import Annotated, Any
 import numpy as np
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 
-from vision.app.api.dependencies import get_limits, get_sam, require_api_key
+from vision.app.api.dependencies import get_budget, get_limits, get_sam, require_api_key
 from vision.app.api.documents import ReadOptions, check_size, iter_pages, open_document
 from vision.app.api.errors import ApiError
-from vision.app.api.routers.ocr import ERROR_RESPONSES
+from vision.app.api.routers.ocr import ERROR_RESPONSES, ocr_errors
 from vision.app.api.runtime import SamService
 from vision.app.api.schemas import SegmentOut
+from vision.app.api.security import check_filename
 from vision.app.api.settings import LimitSettings
+from vision.io.budget import PixelBudget
 from vision.structures import mask_to_rle
 
 __all__ = ["parse_prompt", "router"]
@@ -86,6 +88,7 @@ def segment(
     file: Annotated[UploadFile, File(description="an image")],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     sam: Annotated[SamService, Depends(get_sam)],
+    budget: Annotated[PixelBudget, Depends(get_budget)],
     points: Annotated[str | None, Form(max_length=4000, description="JSON [[x, y], ...] in [0, 1]")] = None,
     labels: Annotated[
         str | None, Form(max_length=1000, description="JSON [1, 0, ...]: object/background")
@@ -94,15 +97,17 @@ def segment(
     multimask: Annotated[bool, Form(description="return three candidate masks instead of one")] = False,
 ) -> dict:
     """Masks for the prompt, best predicted IoU first, run-length encoded (see docs/formats.md)."""
-    filename = file.filename or "upload"
+    filename = check_filename(file.filename)
     check_size(file, limits.max_bytes)
     with open_document(file.file, filename, limits.reader_limits(), ReadOptions()) as doc:
         if doc.kind != "image":
             raise ApiError(415, "unsupported_format", f"{filename}: segmentation takes an image")
-        image = next(iter_pages(doc, filename)).image
-    height, width = image.shape[:2]
-    prompt = parse_prompt(points, labels, box, height, width)
-    masks = sam.segment(image, multimask=multimask, **prompt)
+        timeout = limits.request_timeout_s
+        with ocr_errors(timeout), budget.hold(doc.page_pixels(0), timeout, source=filename):
+            image = next(iter_pages(doc, filename)).image
+            height, width = image.shape[:2]
+            prompt = parse_prompt(points, labels, box, height, width)
+            masks = sam.segment(image, multimask=multimask, **prompt)
     return {
         "width": width,
         "height": height,

@@ -1,0 +1,106 @@
+"""Document structure of finished pages: tables (``page.tables``) and block kinds, after the layout stage.
+
+Tables: the layout stage reads a table row by row and joins each row's cells into one line, so a table is
+a run of at least :data:`MIN_ROWS` consecutive single-line blocks whose lines hold a gap of at least
+:data:`CELL_GAP` heights (between cells) and lie one under the other, at most two heights apart. Its words
+go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules; the run of
+blocks becomes one block of kind ``"table"``. Then :func:`~vision.pipelines.ocr.block_kinds.classify_blocks`
+names the other blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.pipelines.ocr.block_kinds import classify_blocks
+from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, ruling_lines
+from vision.structures import Block, Line, Page
+
+__all__ = ["CELL_GAP", "MIN_ROWS", "StructureOptions", "StructureStage", "find_tables"]
+
+MIN_ROWS = 3  # two aligned lines are as often a form's label/value pair as a table
+CELL_GAP = 1.5  # a space between words is under 1 height; a cell gap is wider (gutters use 1.0 and more)
+
+
+@dataclass(frozen=True)
+class StructureOptions:
+    """What the structure stage does.
+
+    Attributes:
+        kinds: name blocks (title, heading, list item, caption, page header/footer, footnote).
+        tables: find tables and recognise their cells.
+        table: thresholds of table structure recognition.
+    """
+
+    kinds: bool = True
+    tables: bool = True
+    table: TableOptions = field(default_factory=TableOptions)
+
+
+def _is_row(block: Block, size: tuple[int, int]) -> bool:
+    if len(block.lines) != 1 or len(block.lines[0].words) < 2:
+        return False
+    h, w = size
+    g = np.array([wd.geometry for wd in block.lines[0].words]) * [w, h, w, h]
+    height = float(np.median(g[:, 3] - g[:, 1]))
+    return bool((g[1:, 0] - g[:-1, 2] >= CELL_GAP * height).any())
+
+
+def find_tables(page: Page) -> list[tuple[int, int]]:
+    """``[start, end)`` block index ranges of the tables of ``page`` (see the module docstring)."""
+    size = page.dimensions
+    runs, start = [], None
+    for k, block in enumerate(page.blocks + [Block([])]):
+        row = k < len(page.blocks) and _is_row(block, size)
+        if row and start is not None:
+            prev, cur = page.blocks[k - 1].geometry, block.geometry
+            assert prev is not None and cur is not None
+            near = cur[1] >= prev[1] and cur[1] - prev[3] <= 2 * (prev[3] - prev[1])
+            if not near:
+                if k - start >= MIN_ROWS:
+                    runs.append((start, k))
+                start = k
+        elif row:
+            start = k
+        elif start is not None:
+            if k - start >= MIN_ROWS:
+                runs.append((start, k))
+            start = None
+    return runs
+
+
+def _with_tables(page: Page, options: StructureOptions) -> None:
+    runs = find_tables(page)
+    if not runs:
+        return
+    h, w = page.dimensions
+    rules = ruling_lines(page.image) if page.image is not None else np.zeros(0)
+    blocks, tables, last = [], [], 0
+    for start, end in runs:
+        blocks += page.blocks[last:start]
+        lines: list[Line] = [ln for b in page.blocks[start:end] for ln in b.lines]
+        words = [wd for ln in lines for wd in ln.words]
+        boxes = np.array([wd.geometry for wd in words]) * [w, h, w, h]
+        y0, y1 = boxes[:, 1].min(), boxes[:, 3].max()
+        tables.append(recognize_table(words, boxes, rules[(rules > y0 - h * 0.02) & (rules < y1 + h * 0.02)], options.table))
+        blocks.append(Block(lines, kind="table"))
+        last = end
+    page.blocks = blocks + page.blocks[last:]
+    page.tables = tables
+
+
+class StructureStage:
+    """Pages -> the same pages with tables found and block kinds set (see the module docstring)."""
+
+    def __init__(self, options: StructureOptions = StructureOptions()) -> None:
+        self.options = options
+
+    def __call__(self, pages: list[Page]) -> list[Page]:
+        for page in pages:
+            if self.options.tables:
+                _with_tables(page, self.options)
+            if self.options.kinds:
+                page.blocks = classify_blocks(page.blocks)
+        return pages

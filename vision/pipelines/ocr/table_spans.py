@@ -1,0 +1,63 @@
+"""Spans that word positions alone do not show: section rows and two-level headers of a table.
+
+Rows come from :mod:`vision.pipelines.ocr.table_structure` as lists of ``(first col, last col, phrases)``.
+
+* **Section rows**: a body row holding a single cell in a table of three columns or more (``urban``,
+  ``Resistance training``) is a heading across the table: the cell spans every column.
+* **Two-level header**: when the first row fills fewer columns than the second, and the second reads as
+  text (not numbers), both are header rows; each empty position of the first row joins the first-row cell
+  nearest to it horizontally when no other cell lies between (``Male`` over ``% | 95% CI``), and a
+  first-row cell with nothing under it spans both rows (``Variable``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["Row", "section_rows", "two_level_header"]
+
+Row = list[tuple[int, int, list[int]]]
+_NUMBER = re.compile(r"[-+\u2212]?[\d.,]+")
+
+
+def section_rows(rows: list[Row], header: int, n_cols: int) -> None:
+    """Stretch the single cell of each body row across all columns (in place; see the module doc)."""
+    if n_cols < 3:
+        return
+    for r in range(header, len(rows)):
+        if len(rows[r]) == 1:
+            rows[r] = [(0, n_cols - 1, rows[r][0][2])]
+
+
+def two_level_header(
+    rows: list[Row], header: int, texts: list[str], centres: np.ndarray, seps: np.ndarray, n_cols: int
+) -> tuple[int, set[tuple[int, int]]]:
+    """``(header rows, {(0, col) of first-row cells spanning two rows})``, widening first-row cells in
+    place (see the module doc).
+
+    Args:
+        texts, centres: text and x-centre (pixels) of each phrase.
+        seps: x of the column separators.
+    """
+    if header != 1 or len(rows) < 3:
+        return header, set()
+    first, second = rows[0], rows[1]
+    filled0 = {c for c0, c1, _ in first for c in range(c0, c1 + 1)}
+    filled1 = {c for c0, c1, _ in second for c in range(c0, c1 + 1)}
+    words = [texts[i] for _, _, idx in second for i in idx]
+    numeric = sum(bool(_NUMBER.fullmatch(t)) for t in words)
+    if len(filled0) >= len(filled1) or not words or numeric > len(words) / 2:
+        return header, set()
+    edges = np.r_[centres.min() if len(centres) else 0.0, seps, centres.max() if len(centres) else 0.0]
+    col_centre = (edges[:-1] + edges[1:]) / 2
+    cell_centre = [float(np.mean(centres[idx])) for _, _, idx in first]
+    for c in sorted(set(range(n_cols)) - filled0):
+        k = int(np.argmin([abs(x - col_centre[c]) for x in cell_centre]))
+        c0, c1, idx = first[k]
+        lo, hi = min(c0, c), max(c1, c)
+        if all(j == k or o1 < lo or o0 > hi for j, (o0, o1, _) in enumerate(first)):
+            first[k] = (lo, hi, idx)
+    tall = {(0, c0) for c0, c1, _ in first if c0 == c1 and c0 not in filled1}
+    return 2, tall

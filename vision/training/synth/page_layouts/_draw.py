@@ -1,0 +1,55 @@
+"""Drawing helpers shared by the page layouts: sizes, ink colours, styled fonts, aligned lines of words."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from vision.training.synth.fonts import FontInfo
+
+_INK = ((0, 0, 0), (25, 25, 25), (50, 50, 50), (20, 30, 110), (10, 10, 70), (120, 20, 20))
+_INK_P = (0.55, 0.15, 0.08, 0.12, 0.05, 0.05)
+
+
+def _size(rng: np.random.Generator, lo: float, hi: float) -> int:
+    return int(round(np.exp(rng.uniform(np.log(lo), np.log(hi)))))
+
+
+def _ink(rng: np.random.Generator) -> tuple[int, int, int]:
+    return _INK[int(rng.choice(len(_INK), p=_INK_P))]
+
+
+def _styled(r, rng: np.random.Generator, want: str, base: FontInfo | None = None) -> FontInfo:
+    """A font with style ``want`` (bold/italic/mono...), preferring the family of ``base``."""
+    pool = [f for f in r.fonts if want in f.styles]
+    if base is not None:
+        same = [f for f in pool if f.family == base.family]
+        pool = same or pool
+    return pool[int(rng.integers(len(pool)))] if pool else (base or r._pick_font(rng))
+
+
+def _line(
+    r,
+    c,
+    rng,
+    x0: float,
+    x1: float,
+    baseline: float,
+    words: Sequence[str],
+    font: FontInfo,
+    size: int,
+    fill,
+    align: str = "left",
+) -> float:
+    """Draw ``words`` aligned left/center/right within ``[x0, x1]``; returns the x after the text."""
+    from vision.training.synth.pages import _font
+
+    f = _font(str(font.path), size)  # _font quantizes the size as text_run does
+    width = sum(f.getlength(w) for w in words) + f.getlength(" ") * max(len(words) - 1, 0)
+    x = x0 if align == "left" else (x1 - width if align == "right" else (x0 + x1 - width) / 2)
+    return r.text_run(c, max(x, x0), baseline, words, font, size, fill, max_x=x1)
+
+
+def _words(r, rng, font, n: int, upper: bool = False) -> list[str]:
+    return [r.word(rng, font, upper) for _ in range(n)]
