@@ -1,9 +1,9 @@
 """Text in PDF content streams: whether a page shows any (:func:`page_has_text`), and removing an earlier OCR
 layer (invisible text, render mode 3) while leaving visible content as it is (:func:`strip_invisible_text`).
 
-``strip_invisible_text`` is used by ``--redo-ocr``: the pages' text drawn with ``3 Tr`` (what OCR tools, ours included, write) is
-dropped from their content streams and from the form XObjects they draw (OCRmyPDF puts its layer in one);
-visible text, images and vector graphics are kept. A page whose content has no invisible text is not
+``strip_invisible_text`` is used by ``--redo-ocr``: the pages' text drawn with ``3 Tr`` (what OCR tools,
+ours included, write) is dropped from their content streams and from the form XObjects they draw (OCRmyPDF
+puts its layer in one); visible text, images and vector graphics are kept. A page whose content has no invisible text is not
 rewritten at all. Pages that keep visible text count as born-digital afterwards.
 """
 

@@ -1,4 +1,4 @@
-"""Searchable PDF on the original: the input PDF (or image) with an invisible text layer added, as OCRmyPDF does.
+"""Searchable PDF on the original: the input PDF (or image) with an invisible text layer, as OCRmyPDF does.
 
 Unlike :func:`vision.export.pdf.save_pdf`, which draws the rendered page images (``--force-ocr``), pages
 keep their content streams, images and fonts byte for byte (see :mod:`vision.export.pdf_layer`); image
@@ -27,8 +27,8 @@ import pikepdf
 from vision._atomic import write_atomically
 from vision.export._glyphless import add_glyphless_font
 from vision.export._xml import SOFTWARE, VERSION
-from vision.export.pdf_redo import page_has_text
 from vision.export.pdf_layer import graft_words, page_rotation, set_page_rotation, skew_matrix
+from vision.export.pdf_redo import page_has_text
 from vision.export.pdfa import make_pdfa, save_options
 from vision.export.source_pdf import open_source_pdf
 from vision.structures.document import Document, Page

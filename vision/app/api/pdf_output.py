@@ -34,7 +34,7 @@ def pdf_text_option(
 def ocr_with_pdf_text(
     pages: list[PageImage], mode: str, run: Callable[[list[PageImage]], list[Any]]
 ) -> list[Any]:
-    """OCR ``pages`` with ``run`` (the service's batcher, ``auto`` behaviour) as ``mode`` asks, in page order."""
+    """OCR ``pages`` with ``run`` (the service's batcher: ``auto``) as ``mode`` asks, in page order."""
     if mode == "ocr":
         for page in pages:
             page.text_layer = []  # nothing to read from: every page goes through the models
@@ -67,5 +67,7 @@ def pdf_response(
     options = SearchableOptions(skip_text=mode != "ocr", password=password, image_dpi=dpi)
     headers = {"Content-Disposition": f'inline; filename="{download_name(filename, "pdf")}"'}
     return Response(
-        searchable_pdf(data, doc, options, name=filename), media_type=get_format("pdf").media_type, headers=headers
+        searchable_pdf(data, doc, options, name=filename),
+        media_type=get_format("pdf").media_type,
+        headers=headers,
     )

@@ -46,7 +46,7 @@ class PageSelectionError(VisionError):
 
 
 def parse_pages(text: str) -> list[int]:
-    """argparse type for ``--pages``: ``"1-3,7"`` -> ``[0, 1, 2, 6]`` (1-based ranges in, sorted 0-based out)."""
+    """argparse type for ``--pages``: ``"1-3,7"`` -> ``[0, 1, 2, 6]`` (1-based in, sorted 0-based out)."""
     pages: set[int] = set()
     for part in text.split(","):
         match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)

@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from vision._atomic import write_atomically as replace_file
 from vision.app.cli._common import (
     add_limit_arguments,
     add_ocr_model_arguments,
@@ -55,7 +56,6 @@ from vision.app.cli._ocr_io import (
 from vision.errors import VisionError
 from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
 from vision.export.formats import render as render_format
-from vision._atomic import write_atomically as replace_file
 from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "text_output", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]

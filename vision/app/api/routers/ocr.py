@@ -19,8 +19,8 @@ from vision.app.api.dependencies import (
 from vision.app.api.documents import ReadOptions, check_size, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.paging import ocr_chunks
-from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.pdf_output import pdf_response, pdf_text_option, with_pdf_text
+from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.runtime import OcrService
 from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
 from vision.app.api.security import check_filename
