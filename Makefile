@@ -8,13 +8,18 @@ SAMPLE ?= vision/assets/sample_page.png
 
 setup: system $(STAMP)
 
-# System packages: FFmpeg's libraries (torchcodec), DejaVu fonts (rendering), Chromium (UI browser test).
+# System packages: FFmpeg's libraries (torchcodec), DejaVu fonts (rendering), Chromium (UI browser test),
+# Ghostscript, qpdf and Tesseract (OCRmyPDF and its plugin test), poppler-utils (pdftotext).
 # Installed with apt when we are root; otherwise we say what to install.
 system:
 	@missing=""; \
 	command -v ffmpeg >/dev/null 2>&1 || missing="$$missing ffmpeg"; \
 	[ -d /usr/share/fonts/truetype/dejavu ] || missing="$$missing fonts-dejavu-core"; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v gs >/dev/null 2>&1 || missing="$$missing ghostscript"; \
+	command -v qpdf >/dev/null 2>&1 || missing="$$missing qpdf"; \
+	command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr"; \
+	command -v pdftotext >/dev/null 2>&1 || missing="$$missing poppler-utils"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing with apt-get:$$missing"; \

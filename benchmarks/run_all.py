@@ -18,6 +18,7 @@ CPU_RUNS = [
     ["video.py", "--mode", "cpu"],
     ["batching.py"],
     ["fuzz_readers.py"],
+    ["cli_startup.py"],
 ]
 
 

@@ -13,6 +13,7 @@ Layers, lowest first; a layer may import itself and what its row names:
     evaluation                       pipelines, predictors, io, structures, ops, errors
     training                         evaluation, predictors, models, fast, io, structures, ops, errors, _atomic
     app                              any layer but training (interfaces)
+    integrations                     pipelines, predictors, io, structures, export, errors, settings
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ ALLOWED: dict[str, set[str]] = {
     "app": {"pipelines", "predictors", "models", "fast", "io", "structures", "export", "ops", "errors",
             "settings", "_atomic", "evaluation"},
     "assets": set(),
+    # plugins for other tools (the OCRmyPDF engine): interfaces like app, named by the tool's own convention
+    "integrations": {"pipelines", "predictors", "io", "structures", "export", "errors", "settings"},
 }
 
 

@@ -139,7 +139,7 @@ def test_validation_errors_have_the_json_error_body(client: TestClient) -> None:
     body = bad_format.json()
     assert (body["error"], body["message"]) == (
         "invalid_request",
-        "query.format: Input should be 'json', 'txt', 'hocr', 'alto', 'md', 'html' or 'pdf'",
+        "query.format: Input should be 'json', 'txt', 'hocr', 'alto', 'md', 'html', 'pdf' or 'tsv'",
     )
     assert [d["loc"] for d in body["detail"]] == [["query", "format"]]
     bad_dpi = post(client, b"x", params={"dpi": "5000"})

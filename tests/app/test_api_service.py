@@ -92,6 +92,7 @@ def test_openapi_lists_the_endpoints(client: TestClient) -> None:
         "/v1/jobs/{job_id}",
         "/v1/jobs/{job_id}/result",
         "/v1/ocr",
+        "/v1/schema/document.json",
     ]
     assert schema["components"]["securitySchemes"] == {
         "APIKeyHeader": {

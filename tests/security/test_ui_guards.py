@@ -48,7 +48,7 @@ def test_download_folders_are_removed_when_old(make_client: Any, tmp_path: Path)
     with make_client() as client:
         doc, _ = ui._ocr_document(client.app.state.runtime, str(path), _progress, None)
     first = Path(ui._downloads(doc, "one.pdf", False)[0]).parent
-    assert {p.suffix for p in first.iterdir()} == {".json", ".html", ".pdf"}
+    assert {p.suffix for p in first.iterdir()} == {".json", ".md", ".html", ".pdf"}  # hOCR is .hocr.html
     old = time.time() - 2 * ui._KEEP_DOWNLOADS_S
     os.utime(first, (old, old))
     second = Path(ui._downloads(doc, "one.pdf", False)[0]).parent

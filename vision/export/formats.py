@@ -56,6 +56,12 @@ def _text(doc: Document, dpi: float) -> bytes:
     return (timeline_text(doc) if video else doc.render() + "\n").encode()
 
 
+def _tsv(doc: Document, dpi: float) -> bytes:
+    from vision.export.tsv import to_tsv
+
+    return to_tsv(doc).encode()
+
+
 def _pdf(doc: Document, dpi: float) -> bytes:
     from vision.export.pdf import pdf_bytes
 
@@ -72,11 +78,12 @@ FORMATS: dict[str, Format] = {
         Format("md", ".md", "text/markdown; charset=utf-8", lambda d, dpi: d.export_markdown().encode()),
         Format("html", ".html", "text/html; charset=utf-8", lambda d, dpi: d.export_html().encode()),
         Format("pdf", ".pdf", "application/pdf", _pdf, binary=True),
+        Format("tsv", ".tsv", "text/tab-separated-values; charset=utf-8", _tsv),
         Format("srt", ".srt", "application/x-subrip", lambda d, dpi: d.to_srt().encode()),
         Format("vtt", ".vtt", "text/vtt; charset=utf-8", lambda d, dpi: d.to_vtt().encode()),
     )
 }
-DOCUMENT_FORMATS = ("json", "txt", "hocr", "alto", "md", "html", "pdf")
+DOCUMENT_FORMATS = ("json", "txt", "hocr", "alto", "md", "html", "pdf", "tsv")
 """Formats of ``vision ocr`` and ``POST /v1/ocr``."""
 VIDEO_FORMATS = ("json", "srt", "vtt", "txt")
 """Formats of ``vision video``."""
@@ -95,9 +102,11 @@ def get_format(name: str) -> Format:
 
 
 def output_path(stem: str | Path, name: str) -> Path:
-    """Where the ``name`` output of input ``stem`` goes: ``out/clip.mp4`` + ``srt`` -> ``out/clip.mp4.srt``."""
-    stem = Path(stem)
-    return stem.with_name(stem.name + get_format(name).extension)
+    """Where the ``name`` output of input ``stem`` goes: ``out/clip.mp4`` + ``srt`` -> ``out/clip.mp4.srt``;
+    a name that already ends with the extension keeps it (``out/scan.pdf`` + ``pdf`` -> ``out/scan.pdf``,
+    as OCRmyPDF and Tesseract name their outputs, never ``scan.pdf.pdf``)."""
+    stem, extension = Path(stem), get_format(name).extension
+    return stem if stem.name.lower().endswith(extension) else stem.with_name(stem.name + extension)
 
 
 def render(doc: Document, name: str, *, dpi: float = 150.0) -> bytes:

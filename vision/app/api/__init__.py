@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from vision import __version__
 from vision.app.api.body_limit import BodyLimitMiddleware
+from vision.app.api.docs import install_docs
 from vision.app.api.errors import install_error_handlers
 from vision.app.api.job_service import JobService
 from vision.app.api.metrics import Metrics, MetricsMiddleware
@@ -72,6 +73,8 @@ def create_app(
         title="vision",
         version=__version__,
         lifespan=lifespan,
+        docs_url=None,  # served from the package by install_docs (no CDN)
+        redoc_url=None,
         description="Document OCR (images, PDFs, videos) and segmentation. Errors are "
         '`{"error": CODE, "message": TEXT}`.',
     )
@@ -80,6 +83,7 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.limits.max_bytes + _FORM_OVERHEAD)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(SecurityMiddleware, settings=settings)  # added last: runs first
+    install_docs(app)
     app.include_router(health.router)
     app.include_router(ocr.router)
     app.include_router(jobs.router)

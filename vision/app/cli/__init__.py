@@ -29,7 +29,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit code."""
+    """Entry point of the console script; returns the process exit code.
+
+    ``vision --version`` answers before the sub-commands (and torch) are imported.
+    """
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:
+        from vision import __version__
+
+        print(f"vision {__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -39,6 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except VisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:
+        from vision.app.cli._extras import missing_extra_message
+
+        message = missing_extra_message(exc, args.command)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

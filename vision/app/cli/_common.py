@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from vision.pipelines.ocr.predictor import OCRPredictor
 
 __all__ = [
+    "ServiceLimitsFormatter",
     "add_limit_arguments",
     "add_ocr_model_arguments",
     "add_server_arguments",
@@ -48,10 +49,36 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--max-bytes``, ``--max-pixels``, ``--max-pages``, ``--max-frames`` and ``--pdf-timeout``."""
+class _ServiceDefaults:
+    """Stands for the service's limits in help texts until they are printed (see ServiceLimitsFormatter)."""
+
+    def __getattr__(self, name: str) -> str:
+        return "{service:" + name + "}"
+
+
+class ServiceLimitsFormatter(argparse.HelpFormatter):
+    """Help of server commands: shows the limits the service enforces (``vision.app.api.settings``), read
+    only when help is printed, so building the parser does not import the service."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if text is None or "{service:" not in text:
+            return text
+        name = text.split("{service:", 1)[1].split("}", 1)[0]
+        try:
+            from vision.app.api.settings import LimitSettings
+
+            value: Any = getattr(LimitSettings(), name)
+        except ModuleNotFoundError:  # no [serve] extra: running the command says what to install
+            value = getattr(DEFAULT_LIMITS, name)
+        return text.replace("{service:" + name + "}", str(value))
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, defaults: Any = DEFAULT_LIMITS) -> None:
+    """Add ``--max-bytes``, ``--max-pixels``, ``--max-pages`` and ``--max-frames``; their help shows the
+    defaults in force (``defaults``: :class:`Limits`, or the service's, filled in when help is printed)."""
     group = parser.add_argument_group("input limits")
-    d = DEFAULT_LIMITS
+    d = defaults
     group.add_argument(
         "--max-bytes",
         type=_positive_int,
@@ -86,7 +113,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="S",
         help=f"seconds allowed to open a PDF or render one page; past it the file is skipped "
-        f"(default {d.pdf_timeout_s:g})",
+        f"(default {DEFAULT_LIMITS.pdf_timeout_s:g})",
     )
 
 
@@ -101,7 +128,8 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, port: int) -> None:
         metavar="FILE",
         help="TOML or JSON settings file (same keys as the VISION_* variables)",
     )
-    add_limit_arguments(parser)
+    parser.formatter_class = ServiceLimitsFormatter
+    add_limit_arguments(parser, _ServiceDefaults())
 
 
 def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) -> Limits:

@@ -1,15 +1,19 @@
-"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|md|html|pdf] [--recursive]``: OCR images and PDFs.
+"""``vision ocr INPUT... [-o OUT] [--format txt|json|hocr|alto|md|html|pdf|tsv] [--recursive]``: OCR images
+and PDFs.
 
 Files named on the command line are read whatever their extension (their bytes decide the format);
 folders contribute files with an image or PDF extension (:data:`DOCUMENT_SUFFIXES`), and their subfolders
 with ``--recursive``. Outputs:
 
 * without ``-o``: text formats go to stdout (txt for any number of inputs, with a ``==> name <==`` header
-  when there are several; json/hocr/alto/md/html for one input); pdf needs ``-o``;
+  when there are several; json/hocr/alto/md/html/tsv for one input); pdf needs ``-o``, unless the input is
+  ``-``;
+* ``-`` as the input reads stdin, ``-o -`` writes stdout (see :mod:`vision.app.cli._ocr_io`);
 * ``-o FILE`` with one input file: that file;
 * ``-o DIR`` (an existing folder, a name ending in ``/``, or several inputs): ``DIR/<name relative to the
   folder given>`` plus the format's extension from :mod:`vision.export.formats` (``scan.pdf`` ->
-  ``scan.pdf.txt``, ``scan.pdf.alto.xml``).
+  ``scan.pdf.txt``, ``scan.pdf.alto.xml``; a name that already ends with the extension keeps it:
+  ``scan.pdf`` -> ``scan.pdf`` with ``--format pdf``). An output never overwrites its input.
 
 Every output is written atomically (a temporary sibling, then ``os.replace``), so ``--resume`` can skip
 inputs whose output exists. A file that cannot be read (damaged, or over a limit: a PDF that takes longer
@@ -34,17 +38,24 @@ from typing import Any, Callable
 
 from tqdm import tqdm
 
+from vision._atomic import write_atomically as replace_file
 from vision.app.cli._common import (
     add_limit_arguments,
     add_ocr_model_arguments,
-    limits_from_args,
     ocr_predictor_from_args,
     scan_inputs,
+)
+from vision.app.cli._ocr_io import (
+    STDIO,
+    add_io_arguments,
+    open_pages,
+    pdf_bytes,
+    pdf_text_mode,
+    read_input,
 )
 from vision.errors import VisionError
 from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
 from vision.export.formats import render as render_format
-from vision._atomic import write_atomically as replace_file
 from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "text_output", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
@@ -72,15 +83,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "skipped; exit code 1 when any input failed.",
     )
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders"
+        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders (-: stdin)"
     )
     parser.add_argument(
         "-o",
         "--output",
-        type=Path,
+        type=str,  # a str keeps a trailing "/" (a folder), which Path would drop
         default=None,
         metavar="OUT",
-        help="output file (one input) or folder (several inputs, or a path ending in /)",
+        help="output file (one input; -: stdout) or folder (several inputs, or a path ending in /)",
     )
     parser.add_argument("-f", "--format", choices=FORMATS, default="txt", help="output format (default txt)")
     parser.add_argument("-r", "--recursive", action="store_true", help="also read the subfolders of folders")
@@ -105,6 +116,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--detect-orientation", action="store_true", help="turn pages rotated by 90/180/270 upright"
     )
     parser.add_argument(
+        "--rectify",
+        action="store_true",
+        help="photos of documents: find the page and flatten it first (outputs describe the rectified page)",
+    )
+    parser.add_argument(
         "--rotated",
         action="store_true",
         help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
@@ -119,6 +135,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="files read at once, each by its own predictor with 1/N of the threads (default 1)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_io_arguments(parser)
     add_limit_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -127,20 +144,29 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
     return ocr_predictor_from_args(
         args,
-        assume_straight_pages=not args.rotated,
-        detect_orientation=args.detect_orientation,
-        pdf_text=args.pdf_text,
+        assume_straight_pages=not (args.rotated or args.deskew),
+        detect_orientation=args.detect_orientation or args.rotate_pages,
+        pdf_text=pdf_text_mode(args),
+        rectify=args.rectify,
     )
 
 
 def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path, Path]], list[str]]:
     """``(file, name relative to the folder given)`` pairs, and messages for inputs that do not exist."""
+    if inputs == [STDIO]:
+        return [(STDIO, Path("stdin"))], []
     return scan_inputs(inputs, DOCUMENT_SUFFIXES, recursive)
 
 
 def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> list[Job]:
     """Where each input's output goes (see the module docstring); raises ``ValueError`` on a bad request."""
-    out, fmt = args.output, args.format
+    out, fmt = (None if args.output is None else Path(args.output)), args.format
+    if STDIO in args.inputs and len(args.inputs) > 1:
+        raise ValueError("- (stdin) must be the only input")
+    if out == STDIO or (out is None and args.inputs == [STDIO]):
+        if len(found) != 1:
+            raise ValueError("-o - (stdout) takes one input")
+        return [Job(found[0][0], None)]
     if out is None:
         if fmt == "pdf":
             raise ValueError("--format pdf needs -o OUT")
@@ -152,6 +178,8 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
     if not as_dir:
         return [Job(found[0][0], out)] if found else []
     jobs = [Job(src, output_path(out / rel, fmt)) for src, rel in found]
+    if any(j.output is not None and j.output.resolve() == j.source.resolve() for j in jobs):
+        raise ValueError("an output would overwrite its input; give another -o folder")
     targets = [j.output for j in jobs]
     if len(set(targets)) != len(targets):
         raise ValueError("two inputs would write the same output file; give them separate -o folders")
@@ -171,20 +199,25 @@ def write_atomically(path: Path, data: str | bytes) -> None:
     replace_file(path, data)
 
 
-def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | None]:
+def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
     """OCR one input with an idle predictor of ``lanes`` and write its output file; returns its page count
     and, for stdout, its text (written by the caller, in input order)."""
-    from vision.io import DocumentFile
-
+    data = read_input(job.source, args)
     predictor = lanes.get()
     try:
-        with DocumentFile.from_path(job.source, dpi=args.dpi, limits=limits_from_args(args)) as pages:
+        with open_pages(data, str(job.source), args) as pages:
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
-    if job.output is None:
+    if args.format == "pdf":
+        pdf = pdf_bytes(data, doc, args, str(job.source))
+        if job.output is None:
+            return len(doc.pages), pdf
+        write_atomically(job.output, pdf)
+    elif job.output is None:
         return len(doc.pages), text_output(doc, args.format)
-    write_atomically(job.output, render_format(doc, args.format, dpi=args.dpi))
+    else:
+        write_atomically(job.output, render_format(doc, args.format, dpi=args.dpi))
     return len(doc.pages), None
 
 
@@ -252,7 +285,10 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
             try:
                 count, text = future.result()
                 pages += count
-                if text is not None:
+                if isinstance(text, bytes):
+                    sys.stdout.buffer.write(text)
+                    sys.stdout.buffer.flush()
+                elif text is not None:
                     sys.stdout.write((f"==> {job.source} <==\n" if len(jobs) > 1 else "") + text)
                     sys.stdout.flush()
             except (VisionError, OSError) as exc:

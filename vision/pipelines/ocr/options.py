@@ -46,6 +46,8 @@ class OCROptions:
         straighten_pages: report geometry on the upright page (and keep that image) instead of mapping it
             back onto the page as given.
         pdf_text: ``"auto"``, ``"ocr"`` or ``"layer"`` (see :mod:`vision.pipelines.ocr.text_layer`).
+        rectify: rectify photographed pages first (:class:`~vision.pipelines.ocr.rectify.RectifyStage`,
+            OpenCV page finder); geometry, dimensions and ``Page.image`` are then those of the rectified page.
         layout: thresholds of the line/block/reading-order rules and non-text regions.
         structure: tables and block kinds (:mod:`vision.pipelines.ocr.structure`); both can be switched off.
         crops_on_device: cut and recognise crops on the recognizer's device
@@ -68,6 +70,7 @@ class OCROptions:
     detect_orientation: bool = False
     straighten_pages: bool = False
     pdf_text: PdfTextMode = "auto"
+    rectify: bool = False
     layout: LayoutOptions = field(default_factory=LayoutOptions)
     structure: StructureOptions = field(default_factory=StructureOptions)
     crops_on_device: bool | None = None

@@ -1,6 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout -> (structure)
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout
+    -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
@@ -21,6 +22,7 @@ from vision.pipelines.base import Pipeline, as_pages, chunked
 from vision.pipelines.ocr.options import OCROptions, options_with
 from vision.pipelines.ocr.orientation import DeskewStage, OrientationStage
 from vision.pipelines.ocr.polarity import PolarityStage
+from vision.pipelines.ocr.rectify import RectifyStage
 from vision.pipelines.ocr.stages import (
     CropStage,
     DetectStage,
@@ -103,6 +105,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     detect = DetectStage(det_predictor, device=shared)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
+        *([("rectify", RectifyStage())] if options.rectify else []),
         ("text_layer", TextLayerStage(options.pdf_text)),
         ("polarity", PolarityStage()),
     ]

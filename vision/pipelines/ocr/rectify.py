@@ -199,9 +199,15 @@ def rectify(image: np.ndarray, *, predictor: Any = None, mode: Literal["prompt",
 
 
 class RectifyStage:
-    """Pipeline stage: rectify each page of a batch (``PageImage``, numpy page, or a record with ``.image``).
+    """Pipeline stage: rectify each page of a batch (``PageImage``, numpy page, a pipeline ``PageState``, or a
+    record with ``.image``).
 
-    Pages where no page outline is found pass through unchanged (a flat scan has no background to remove).
+    The rectified page *is* the page from then on: for a ``PageState`` (``ocr_predictor(rectify=True)``, placed
+    right after ``read``) both the working image and ``state.page`` are replaced, so word geometry,
+    ``Page.dimensions`` and ``Page.image`` all describe the rectified page, and every export (hOCR, ALTO,
+    the rasterised searchable PDF) is consistent with it. A rectified PDF page loses its text layer (its
+    boxes were on the photo). Pages where no page outline is found pass through unchanged (a flat scan has no
+    background to remove).
     """
 
     def __init__(self, predictor: Any = None, mode: Literal["prompt", "auto"] = "prompt") -> None:
@@ -222,6 +228,13 @@ class RectifyStage:
                 out.append(replace(item, image=image))
             elif isinstance(item, np.ndarray):
                 out.append(np.ascontiguousarray(self._one(item)))
+            elif isinstance(getattr(item, "page", None), PageImage):  # a PageState: the page itself changes
+                rectified = self._one(item.image)
+                if rectified is not item.image:  # found a page outline
+                    image = np.ascontiguousarray(rectified)
+                    item.page = replace(item.page, image=image, original_size=image.shape[:2], text_layer=[])
+                    item.image = image
+                out.append(item)
             else:
                 item.image = np.ascontiguousarray(self._one(item.image))
                 out.append(item)

@@ -19,6 +19,7 @@ from vision.app.api.dependencies import (
 from vision.app.api.documents import ReadOptions, check_size, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.paging import ocr_chunks
+from vision.app.api.pdf_output import pdf_response, pdf_text_option, with_pdf_text
 from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.runtime import OcrService
 from vision.app.api.schemas import DocumentOut, ErrorBody, OcrFormat
@@ -114,6 +115,7 @@ def ocr(
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
     budget: Annotated[PixelBudget, Depends(get_budget)],
+    pdf_text: Annotated[str, Depends(pdf_text_option)] = "auto",
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
@@ -126,6 +128,11 @@ def ocr(
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
         check_request_pixels(doc, filename, limits.max_request_pixels)
-        pdf = fmt.value == "pdf"
-        pages = ocr_in_budget(service, budget, doc, filename, limits.request_timeout_s, keep_images=pdf)
-    return response(Document(pages=pages, source=filename), fmt.value, filename)
+        reader = with_pdf_text(service, pdf_text)  # the PDF is written onto the upload: no page images kept
+        pages = ocr_in_budget(reader, budget, doc, filename, limits.request_timeout_s, keep_images=False)
+    result = Document(pages=pages, source=filename)
+    if fmt.value == "pdf":  # the text layer goes onto the uploaded original
+        file.file.seek(0)
+        data = file.file.read()
+        return pdf_response(data, result, filename, mode=pdf_text, password=read.password, dpi=read.dpi)
+    return response(result, fmt.value, filename)

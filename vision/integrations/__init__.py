@@ -1,0 +1,1 @@
+"""Integrations with other tools: ``ocrmypdf`` (an OCRmyPDF OCR engine plugin)."""
