@@ -3,33 +3,29 @@
     python benchmarks/video.py --mode cpu    # one 60 s 720p video sampled at 1 fps (the 2-core CPU figure)
     python benchmarks/video.py --mode gpu    # 60 s 1080p videos sampled at 2 fps, models on CUDA
 
-Videos are generated (and cached under ``--video-dir``): 30 fps H.264 (torchcodec's encoder, libx264 defaults,
-so a keyframe every 250 frames as in ordinary footage) showing a scrolling colour gradient, a fixed title and
-a caption that changes every 3 s. Rows, each over the same videos:
+Videos are generated and cached under ``--video-dir`` (30 fps H.264, libx264 defaults: a keyframe every 250
+frames): a scrolling colour gradient, a fixed title, a caption changing every 3 s. Rows, over the same videos:
 
 * ``decode only, N thr``: the video pipeline with an OCR that returns empty pages: what N decoder threads
   deliver (torchcodec decodes each video on one thread), the ceiling for the row below.
-* ``video pipeline, N thr``: :class:`vision.pipelines.video.pipeline.VideoOCR`: N decoder threads feeding batches of
-  ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge. ``--workers 4,8``
-  runs both rows for each N.
+* ``video pipeline, N thr``: :class:`~vision.pipelines.video.VideoOCR`: N decoder threads feeding batches of
+  ``--batch-size`` frames (mixed across videos) to one predictor, then the timeline merge (``--workers 4,8``).
 * ``video pipeline, P proc x 2 thr`` (``--processes P``): :class:`vision.pipelines.video.pool.VideoProcessPool`:
   whole videos spread over P worker processes, each with its own predictor (built and warmed up before the
   clock) and 2 decoder threads, so host-side post-processing runs on P cores; CPU seconds not counted.
-* ``frame by frame``: the baseline: decode a frame, OCR it alone (``predictor([frame])``), next frame;
-  one video after another, no threads, then the same timeline merge.
+* ``frame by frame``: the baseline: decode a frame, OCR it alone, next frame; no threads; the same merge.
 
-``x real time`` is seconds of video processed per second of wall clock (all videos together); ``CPU seconds``
-is this process's CPU time (all threads), the steadier figure on a shared CPU. The models are built and warmed
-up on four frames before any clock starts; CUDA is synchronized before each clock read.
-``captions`` counts the captions shown for two sampling intervals or more that the timeline found (fuzzy
-ratio >= 80): meaningful with trained weights only (``--weights random`` builds random models). Prints a
-table and writes JSON to ``--out``. Running from carried wheels and FFmpeg libraries on the GPU machine:
-docs/video.md.
+``x real time``: seconds of video per second of wall clock (all videos together); ``CPU seconds``: this
+process's CPU time, the steadier figure on a shared CPU. Models are warmed up on four frames before any clock
+starts; CUDA is synchronized before each clock read. ``captions``: captions shown for two sampling intervals or
+more that the timeline found (fuzzy ratio >= 80; trained weights only). Prints a table, writes JSON to
+``--out``; the GPU machine set-up is in docs/video.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import platform
@@ -292,13 +288,8 @@ def machine(device: str) -> dict[str, Any]:
     cpu = platform.processor()
     with open("/proc/cpuinfo") as f:
         cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    info = {"cpu": cpu, "cores": os.cpu_count(), "torch": torch.__version__}
-    try:
-        import torchcodec
-
-        info["torchcodec"] = torchcodec.__version__
-    except ImportError:
-        info["torchcodec"] = None
+    codec = next((d.version for d in importlib.metadata.distributions(name="torchcodec")), None)
+    info = {"cpu": cpu, "cores": os.cpu_count(), "torch": torch.__version__, "torchcodec": codec}
     if device.startswith("cuda") and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name()
     return info
