@@ -139,3 +139,10 @@ def test_no_import_cycles_between_modules() -> None:
     for node in sorted(graph):
         if state.get(node) is None:
             visit(node)
+
+
+@pytest.mark.parametrize("limit", [400])
+def test_every_module_is_under_the_line_limit(limit: int) -> None:
+    long = [f"{p.relative_to(ROOT.parent)}: {n}" for p in ROOT.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) >= limit]
+    assert not long, f"modules of {limit} lines or more:\n" + "\n".join(long)

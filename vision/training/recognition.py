@@ -28,10 +28,10 @@ import torch
 
 from vision.models import get_model
 from vision.predictors.recognition.preprocess import STRIDE
-from vision.models.recognition.vocab import decode
-from vision.ops.ctc import ctc_best_path
 from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
 from vision.training.losses import ctc_distillation, ctc_loss
+from vision.training.recognition_validation import validate, validate_real
+from vision.training.schedule import TimeCosine
 
 __all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "main", "run"]
 
@@ -71,34 +71,6 @@ class RecognitionTrainConfig:
     teacher_weights: str | None = None  # safetensors file; None: the teacher architecture's shipped weights
     distill_weight: float = 1.0
     distill_temperature: float = 1.0
-
-
-class TimeCosine:
-    """Learning-rate factor: linear warm-up over steps, then cosine over accumulated training seconds."""
-
-    def __init__(self, optimizer: torch.optim.Optimizer, cfg: RecognitionTrainConfig) -> None:
-        self.optimizer, self.cfg = optimizer, cfg
-        self.seconds = 0.0
-        self.first_step = 0  # warm-up counts from here (a restarted schedule warms up again)
-
-    def restart(self, step: int) -> None:
-        """Begin a new schedule at ``step`` (fine-tuning from a checkpoint with a new ``lr``)."""
-        self.seconds, self.first_step = 0.0, step
-
-    def step(self, step: int, seconds: float) -> float:
-        self.seconds += seconds
-        progress = min(1.0, self.seconds / (60.0 * self.cfg.schedule_minutes))
-        cosine = self.cfg.min_lr_ratio + (1 - self.cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
-        lr = self.cfg.lr * min(1.0, (step - self.first_step + 1) / self.cfg.warmup_steps) * cosine
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
-        return lr
-
-    def state_dict(self) -> dict[str, float]:
-        return {"seconds": self.seconds, "first_step": self.first_step}
-
-    def load_state_dict(self, state: dict[str, float]) -> None:
-        self.seconds, self.first_step = float(state["seconds"]), int(state.get("first_step", 0))
 
 
 def _renderer(cfg: RecognitionTrainConfig):
@@ -185,39 +157,6 @@ def _optimizer(model: torch.nn.Module, cfg: RecognitionTrainConfig) -> torch.opt
     return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.99),
                              fused=torch.cuda.is_available())
-
-
-@torch.inference_mode()
-def validate(model: torch.nn.Module, samples: list, device: torch.device, width: int) -> dict[str, float]:
-    """Greedy-decode a fixed set of ``(crop, text)`` samples; word accuracy (both casings) and CER."""
-    from vision.evaluation.recognition import score_texts
-    from vision.training.synth.word_batches import collate_words
-
-    model.eval()
-    preds: list[str] = []
-    for i in range(0, len(samples), 256):
-        batch = collate_words(samples[i:i + 256], width)
-        with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
-            logits = model(batch.images.to(device).float() / 255)
-        preds += [decode(p.ids) for p in ctc_best_path(logits)]
-    s = score_texts(preds, [t for _, t in samples])
-    return {"val_word_acc": s.word_accuracy, "val_word_acc_cased": s.word_accuracy_cased, "val_cer": s.cer}
-
-
-def validate_real(model: torch.nn.Module, crops: tuple[list, list[str]], device: torch.device,
-                  arch: str, width: int) -> dict[str, float]:
-    """Read a real crop set through the inference predictor (its resizing and width buckets, greedy
-    decoding) with ``model``; the scores are only logged: they must not steer training."""
-    from vision.evaluation.recognition import score_texts
-    from vision.predictors.recognition.predictor import RecognitionPredictor
-
-    model.eval()
-    reader = RecognitionPredictor(model, arch=arch, device=device, dtype=torch.float32, max_width=width,
-                                  overlap=min(64, width // 2), rotate_tall=False)
-    with torch.autocast(device.type, torch.bfloat16, enabled=device.type == "cuda"):
-        preds = [text for text, _ in reader(crops[0])]
-    s = score_texts(preds, crops[1])
-    return {"real_word_acc": s.word_accuracy, "real_word_acc_cased": s.word_accuracy_cased, "real_cer": s.cer}
 
 
 def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
