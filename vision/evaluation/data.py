@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.errors import CorruptFile, UnsupportedFormat
 
-__all__ = ["GTWord", "PageSample", "CropSample", "EvalSet", "open_set", "load_rgb"]
+__all__ = ["GTWord", "PageSample", "CropSample", "EvalSet", "open_set", "read_index", "load_rgb"]
 
 
 @dataclass(frozen=True)
@@ -122,16 +122,26 @@ class EvalSet:
         return (self[i] for i in range(len(self)))
 
 
+def read_index(root: str | Path) -> dict:
+    """The ``index.json`` of the set at ``root``.
+
+    Raises:
+        UnsupportedFormat: no ``index.json`` there. CorruptFile: not JSON.
+    """
+    index = Path(root) / "index.json"
+    if not index.is_file():
+        raise UnsupportedFormat(str(root), "not an evaluation set (no index.json)")
+    try:
+        return json.loads(index.read_text())
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(str(index), f"invalid JSON ({exc})") from exc
+
+
 def open_set(root: str | Path, *, limit: int | None = None) -> EvalSet:
     """Open the set at ``root`` (the folder holding ``index.json``), keeping the first ``limit`` ids."""
     root = Path(root)
     index = root / "index.json"
-    if not index.is_file():
-        raise UnsupportedFormat(str(root), "not an evaluation set (no index.json)")
-    try:
-        meta = json.loads(index.read_text())
-    except json.JSONDecodeError as exc:
-        raise CorruptFile(str(index), f"invalid JSON ({exc})") from exc
+    meta = read_index(root)
     kind = meta.get("kind")
     if kind not in ("page", "crop"):
         raise UnsupportedFormat(str(index), f"unknown set kind {kind!r}")

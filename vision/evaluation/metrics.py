@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from vision.ops.boxes import box_area, box_iou
+from vision.ops.boxes import box_area, box_iou, row_order
 
 __all__ = [
     "Counts",
@@ -206,18 +206,7 @@ def reading_order_text(boxes: np.ndarray, texts: Sequence[str]) -> str:
     row's first word is at least half the smaller of the two heights, else it opens a new row. Rows go
     top to bottom, words left to right within a row.
     """
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    order = np.argsort((boxes[:, 1] + boxes[:, 3]) / 2, kind="stable")
-    rows: list[list[int]] = []
-    for i in order:
-        if rows:
-            first = boxes[rows[-1][0]]
-            overlap = min(first[3], boxes[i, 3]) - max(first[1], boxes[i, 1])
-            if overlap >= 0.5 * min(first[3] - first[1], boxes[i, 3] - boxes[i, 1]):
-                rows[-1].append(int(i))
-                continue
-        rows.append([int(i)])
-    words = [texts[i] for row in rows for i in sorted(row, key=lambda j: (boxes[j, 0], j))]
+    words = [texts[i] for i in row_order(boxes)]
     return " ".join(" ".join(w.split()) for w in words if w.strip())
 
 

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.errors import CorruptFile, UnsupportedFormat
+from vision.evaluation.data import read_index
 from vision.evaluation.teds import teds
 from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.pipelines.ocr.table_structure import recognize_table, ruling_lines
@@ -32,12 +33,7 @@ TASK = "tables"
 
 def _load_set(root: Path, limit: int | None) -> list[dict[str, Any]]:
     index = root / "index.json"
-    if not index.is_file():
-        raise UnsupportedFormat(str(root), "not an evaluation set (no index.json)")
-    try:
-        meta = json.loads(index.read_text())
-    except json.JSONDecodeError as exc:
-        raise CorruptFile(str(index), f"invalid JSON ({exc})") from exc
+    meta = read_index(root)
     if meta.get("kind") != "table":
         raise UnsupportedFormat(str(index), f"a {meta.get('kind')!r} set; vision eval tables needs a table set")
     ids = meta["ids"][:limit] if limit else meta["ids"]

@@ -19,6 +19,7 @@ __all__ = [
     "scale_boxes",
     "pixel_boxes",
     "corner_boxes",
+    "row_order",
     "intersection_over_first",
 ]
 
@@ -115,3 +116,24 @@ def corner_boxes(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     unit page."""
     lo, hi = np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
     return np.concatenate([np.minimum(lo, hi), np.maximum(lo, hi)], axis=1)
+
+
+def row_order(boxes: np.ndarray) -> list[int]:
+    """Indices of ``boxes (float[N, 4])`` in row reading order (the scoring rule of ``../shared/data``).
+
+    Boxes are taken by vertical centre; a box joins the current row when its vertical overlap with the row's
+    first box is at least half the smaller of the two heights, else it opens a new row. Rows go top to
+    bottom, boxes left to right within a row.
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    order = np.argsort((boxes[:, 1] + boxes[:, 3]) / 2, kind="stable")
+    rows: list[list[int]] = []
+    for i in order:
+        if rows:
+            first = boxes[rows[-1][0]]
+            overlap = min(first[3], boxes[i, 3]) - max(first[1], boxes[i, 1])
+            if overlap >= 0.5 * min(first[3] - first[1], boxes[i, 3] - boxes[i, 1]):
+                rows[-1].append(int(i))
+                continue
+        rows.append([int(i)])
+    return [i for row in rows for i in sorted(row, key=lambda j: (boxes[j, 0], j))]

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from rapidfuzz import fuzz
 
+from vision.ops.boxes import row_order
 from vision.pipelines.video.timeline import TimelineOptions, frame_grid
 from vision.pipelines.video.tracking import Track, track_lines
 from vision.structures import Page, TimelineEntry
@@ -29,19 +30,8 @@ __all__ = ["reading_order", "transcript_timeline"]
 
 
 def reading_order(boxes: np.ndarray) -> list[int]:
-    """Indices of ``float[N, 4]`` boxes in reading order (rows by vertical overlap, then left to right)."""
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    order = np.argsort((boxes[:, 1] + boxes[:, 3]) / 2, kind="stable")
-    rows: list[list[int]] = []
-    for i in order:
-        if rows:
-            first = boxes[rows[-1][0]]
-            overlap = min(first[3], boxes[i, 3]) - max(first[1], boxes[i, 1])
-            if overlap >= 0.5 * min(first[3] - first[1], boxes[i, 3] - boxes[i, 1]):
-                rows[-1].append(int(i))
-                continue
-        rows.append([int(i)])
-    return [i for row in rows for i in sorted(row, key=lambda j: (boxes[j, 0], j))]
+    """Indices of ``float[N, 4]`` boxes in reading order (:func:`vision.ops.boxes.row_order`)."""
+    return row_order(boxes)
 
 
 def _entry(
