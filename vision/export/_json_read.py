@@ -87,6 +87,7 @@ def read_page(d: Any, path: str) -> Page:
         orientation=as_int(get(d, "orientation", path), f"{path}.orientation"),
         timestamp=as_opt_float(get(d, "timestamp", path), f"{path}.timestamp"),
         source=as_opt_str(get(d, "source", path), f"{path}.source"),
+        warnings=[str(w) for w in as_list(d.get("warnings", []), f"{path}.warnings")],
     )
 
 

@@ -1,6 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout  =>  Document
+    read -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> script -> layout
+    =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.stages`.
 
@@ -12,6 +13,7 @@ the crops of all pages of a batch in one call, so its batches stay full whatever
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -69,6 +71,10 @@ class OCROptions:
             (:mod:`vision.pipelines.device`); ``None``: when it runs on a GPU.
         onnx: run both models with onnxruntime (exported once per weights and cached);
             ``None``: on CPU in float32 when onnxruntime is installed; ``False``: eager PyTorch.
+        lang: the documents' languages (``"de"``, ``"de+fr"``; :mod:`vision.models.recognition.languages`):
+            picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
+            lexicon, Latin-script model.
+        check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
     """
 
     det_arch: str | None = None
@@ -87,6 +93,8 @@ class OCROptions:
     layout: LayoutOptions = field(default_factory=LayoutOptions)
     crops_on_device: bool | None = None
     onnx: bool | None = None
+    lang: str | None = None
+    check_script: bool = True
 
     def __post_init__(self) -> None:
         for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
@@ -113,6 +121,28 @@ class OCRPredictor:
 
     def __repr__(self) -> str:
         return f"OCRPredictor({self.pipeline!r})"
+
+    def with_lang(self, lang: str | None) -> OCRPredictor:
+        """A predictor sharing this one's models whose recognizer decodes with ``lang``'s lexicons (the REST
+        API's per-request ``lang``). Raises ``ValueError`` for an unknown language or a recognizer that
+        takes no lexicon."""
+        from dataclasses import replace
+
+        from vision.models.recognition.languages import lexicon_for, parse_lang
+
+        if parse_lang(lang) == parse_lang(self.options.lang):
+            return self
+        reco = self.pipeline["recognize"].predictor
+        if not hasattr(reco, "with_lexicon"):
+            raise ValueError("this predictor's recognizer takes no lexicon: lang cannot change per call")
+        clone = copy.copy(self.pipeline["recognize"])
+        clone.predictor = reco.with_lexicon(lexicon_for(lang))
+        pipeline = self.pipeline.replace("recognize", clone)
+        if "script" in pipeline.names:
+            script = copy.copy(pipeline["script"])
+            script.lexicon = clone.predictor.lexicon.words
+            pipeline = pipeline.replace("script", script)
+        return OCRPredictor(pipeline, replace(self.options, lang=lang))
 
 
 def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
@@ -165,6 +195,11 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    if options.check_script:
+        from vision.pipelines.script_stage import ScriptStage
+
+        lexicon = getattr(getattr(reco_predictor, "lexicon", None), "words", None)
+        stages.append(("script", ScriptStage(lexicon=lexicon)))
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
@@ -191,6 +226,8 @@ def ocr_predictor(
     layout: LayoutOptions | None = None,
     crops_on_device: bool | None = None,
     onnx: bool | None = None,
+    lang: str | None = None,
+    check_script: bool = True,
 ) -> OCRPredictor:
     """Build the end-to-end OCR predictor (the settings are those of :class:`OCROptions`).
 
@@ -218,6 +255,8 @@ def ocr_predictor(
         layout=layout or LayoutOptions(),
         crops_on_device=crops_on_device,
         onnx=onnx,
+        lang=lang,
+        check_script=check_script,
     )
     if pdf_text not in ("auto", "ocr", "layer"):
         raise ValueError(f"pdf_text must be 'auto', 'ocr' or 'layer', got {pdf_text!r}")
@@ -237,6 +276,7 @@ def ocr_predictor(
         from vision.models.recognition.predictor import recognition_predictor
 
         reco_predictor = recognition_predictor(
-            reco_arch, weights=reco_weights, device=device, dtype=dtype, batch_size=reco_batch_size, onnx=onnx
+            reco_arch, weights=reco_weights, device=device, dtype=dtype, batch_size=reco_batch_size, onnx=onnx,
+            lang=lang,
         )
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

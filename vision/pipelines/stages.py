@@ -189,4 +189,5 @@ class LayoutStage:
             timestamp=s.page.timestamp,
             source=s.page.source,
             image=image,
+            warnings=list(s.warnings),
         )

@@ -102,6 +102,8 @@ class Page:
         timestamp: presentation time in seconds for video frames, else ``None``.
         source: file name or other origin.
         image: the RGB ``H x W x 3`` uint8 page (kept for searchable PDFs and drawing; never exported).
+        warnings: notes on how far to trust the page's text (e.g. text in a script no shipped recognizer
+            reads: see :mod:`vision.models.recognition.script`).
     """
 
     page_idx: int
@@ -112,6 +114,7 @@ class Page:
     timestamp: float | None = None
     source: str | None = None
     image: np.ndarray | None = field(default=None, repr=False, compare=False)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def words(self) -> list[Word]:

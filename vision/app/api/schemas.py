@@ -90,6 +90,10 @@ class PageOut(BaseModel):
     source: str | None
     blocks: list[BlockOut]
     regions: list[RegionOut]
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="present when not empty: e.g. text in a script no shipped recognizer reads",
+    )
 
 
 class TimelineEntryOut(BaseModel):

@@ -96,7 +96,7 @@ def limits_from_args(args: argparse.Namespace, base: Limits = DEFAULT_LIMITS) ->
 
 
 def add_ocr_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights`` and ``--device``."""
+    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument(
         "--reco-arch", default=None, help="registered recognition model (default: the default)"
@@ -104,6 +104,13 @@ def add_ocr_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'none'")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    parser.add_argument(
+        "-l",
+        "--lang",
+        default=None,
+        help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
+        "every Latin-script language read)",
+    )
 
 
 def _weights(value: str) -> str | None:
@@ -121,6 +128,7 @@ def ocr_predictor_from_args(args: argparse.Namespace, **options: Any) -> OCRPred
         det_weights=_weights(args.det_weights),
         reco_weights=_weights(args.reco_weights),
         device=args.device,
+        lang=getattr(args, "lang", None),
         **options,
     )
 

@@ -179,6 +179,9 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
+    for page in doc.pages:  # e.g. text in a script no shipped recognizer reads
+        for warning in page.warnings:
+            print(f"warning: {job.source} page {page.page_idx + 1}: {warning}", file=sys.stderr)
     if job.output is None:
         return len(doc.pages), render(doc, args.format)
     if args.format == "pdf":
@@ -205,6 +208,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     """
     found, problems = collect_inputs(args.inputs, args.recursive)
     try:
+        from vision.models.recognition.languages import parse_lang
+
+        parse_lang(getattr(args, "lang", None))
         jobs = plan_outputs(args, found)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 
 from vision.app.api.batching import QueueFull, QueueTimeout
-from vision.app.api.dependencies import get_limits, get_ocr, ocr_format, read_options, require_api_key
+from vision.app.api.dependencies import get_limits, get_ocr, ocr_format, ocr_lang, read_options, require_api_key
 from vision.app.api.documents import MEDIA_TYPES, ReadOptions, check_size, iter_pages, open_document, render
 from vision.app.api.errors import ApiError
 from vision.app.api.runtime import OcrService
@@ -64,6 +64,7 @@ def ocr(
     read: Annotated[ReadOptions, Depends(read_options)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
+    lang: Annotated[str | None, Depends(ocr_lang)] = None,
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
@@ -76,5 +77,9 @@ def ocr(
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
         pages = list(iter_pages(doc, filename))
+    try:
+        service = service.for_lang(lang)
+    except ValueError as exc:
+        raise ApiError(422, "invalid_lang", str(exc)) from exc
     result = Document(pages=run_ocr(service, pages, limits.request_timeout_s), source=filename)
     return render(result, fmt.value, filename)
