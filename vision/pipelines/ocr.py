@@ -199,6 +199,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         from vision.pipelines.script_stage import ScriptStage
 
         lexicon = getattr(getattr(reco_predictor, "lexicon", None), "words", None)
+        if lexicon is None:  # a recognizer without a lexicon: dictionary readings are still Latin evidence
+            from vision.models.recognition.lexicon import load_lexicon
+
+            lexicon = load_lexicon("en").words
         stages.append(("script", ScriptStage(lexicon=lexicon)))
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
