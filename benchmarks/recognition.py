@@ -5,6 +5,8 @@
     python benchmarks/recognition.py --device cuda --limit 20000 --batch-size 1024   # GPU ladder (bf16, compile)
     python benchmarks/recognition.py --host-profile --limit 4000 --batch-size 1024  # host us/crop, on the CPU
     python benchmarks/recognition.py --arch crnn_transformer_small ...   # another registered recognizer
+    python benchmarks/recognition.py --data ../shared/data/words_dev --compare-weights OLD.safetensors --only-default
+        # the CPU default (onnxruntime + lexicon) with the shipped weights and with OLD, alternated in one run
 
 Every row times the whole predictor call, from a list of variable-size numpy crops to texts (resize,
 bucketing, padding, model, CTC decoding) after a warm-up call (which also compiles), with
@@ -271,6 +273,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", default=None)
     parser.add_argument("--host-profile", action="store_true", help="host us/crop on the CPU (see above)")
+    parser.add_argument("--compare-weights", default=None,
+                        help="CPU: also time the CPU default with these weights, alternating with the shipped ones")
+    parser.add_argument("--only-default", action="store_true", help="CPU: skip the ladder, time the default only")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -293,6 +298,8 @@ def main() -> int:
                                      **kw)
 
     rows = _Rows()
+    if args.only_default or args.compare_weights:
+        return compare_default(args, crops, make, rows) if device.type == "cpu" else 2
     baseline = make(bucket=192)
     arch = baseline.arch
     naive_rate, ref = time_predictor(baseline, crops, args.repeat)
@@ -346,6 +353,27 @@ def main() -> int:
                                "crops": len(crops), "data": args.data or "rendered", "batch_size": args.batch_size,
                                "rows": [{"rung": n, "crops_per_s": r, "speedup": r / naive_rate, "padding": p,
                                          "same_text": s} for n, r, p, s in rows]}, indent=1))
+    return 0
+
+
+def compare_default(args: argparse.Namespace, crops: list[np.ndarray], make, rows: _Rows) -> int:
+    """The CPU default (onnxruntime + lexicon "en") with the shipped weights and, alternating round by round
+    on the same crops (so load swings hit both alike), with ``--compare-weights``; best round of each."""
+    shipped = make(onnx=True, lexicon="en")
+    other = make(onnx=True, lexicon="en", weights=args.compare_weights) if args.compare_weights else None
+    best = {"shipped": 0.0, "other": 0.0}
+    for _ in range(args.repeat):
+        for key, p in (("shipped", shipped), ("other", other)):
+            if p is not None:
+                best[key] = max(best[key], time_predictor(p, crops, 1)[0])
+    rows.append(("CPU default (onnxruntime + lexicon), shipped weights", best["shipped"], float("nan"), 1.0))
+    if other is not None:
+        rows.append((f"CPU default, {Path(args.compare_weights).name}", best["other"], float("nan"), 1.0))
+    out = Path(args.out or Path(__file__).parent / "results" / "recognition_cpu_default_compare.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"arch": shipped.arch, "threads": torch.get_num_threads(), "crops": len(crops),
+                               "data": args.data or "rendered", "batch_size": args.batch_size, "repeat": args.repeat,
+                               "rows": [{"rung": n, "crops_per_s": r} for n, r, _, _ in rows]}, indent=1))
     return 0
 
 

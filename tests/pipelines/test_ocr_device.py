@@ -7,12 +7,12 @@ import torch
 from _ocr_stages import InkDetector, render_page
 
 from vision.io.page import PageImage
-from vision.predictors.recognition.predictor import recognition_predictor
-from vision.predictors.recognition.preprocess import batch_crops, resize_to_height
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_batches
 from vision.pipelines.ocr.predictor import DetectStage, OCRPredictor, ocr_predictor
+from vision.predictors.recognition.predictor import recognition_predictor
+from vision.predictors.recognition.preprocess import batch_crops, resize_to_height
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_pipeline_reads_the_same_on_device_and_host(recognizer):
     image, _ = render_page()
     host = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer)
     device = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer, crops_on_device=True)
-    assert device.pipeline.names == ["read", "text_layer", "polarity", "detect", "recognize", "layout", "structure"]
+    assert device.pipeline.names == ["read", "text_layer", "polarity", "detect", "recognize", "script", "layout", "structure"]
     a, b = host([image]), device([image])
     assert [(w.value, w.geometry) for w in a.words()] == [(w.value, w.geometry) for w in b.words()]
     conf_a = np.array([w.confidence for w in a.words()])
@@ -130,8 +130,8 @@ def test_detector_and_crop_cutter_share_one_upload_per_page(recognizer, monkeypa
     """With a detector that fits pages on the recognizer's device, each page crosses to the device once
     (kept on the state for the crop cutter, dropped after recognition) and the words are those of the
     pipeline that uploads twice."""
-    from vision.predictors.detection.predictor import detection_predictor
     from vision.pipelines.ocr import device as device_mod
+    from vision.predictors.detection.predictor import detection_predictor
 
     uploads = []
     upload = device_mod.to_device

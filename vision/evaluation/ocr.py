@@ -14,7 +14,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.evaluation._common import ALSO_IOU, TimedPages, add_page_set_arguments, format_counts
 from vision.evaluation.data import EvalSet, PageSample, open_set
 from vision.evaluation.metrics import (
@@ -26,6 +25,7 @@ from vision.evaluation.metrics import (
     ground_truth_words,
     reading_order_text,
 )
+from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.structures import Document
 
 __all__ = ["TASK", "add_arguments", "run", "evaluate_ocr", "score_page"]
@@ -48,17 +48,20 @@ def score_page(
         pred_boxes: ``float[M, 4]`` relative word boxes; pred_texts: their texts.
 
     Returns:
-        ``{"det": {thr: Counts}, "e2e": {thr: Counts}, "cer": (distance, length)}``.
+        ``{"det": {thr: Counts}, "e2e": {thr: Counts}, "cer": (distance, length), "cer_ci": the same
+        case-insensitive}``.
     """
     h, w = size
     gt, gt_texts, ignore = ground_truth_words(sample.words, sample.level)
     pred = np.asarray(pred_boxes, dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
     keep = drop_ignored(pred, ignore)
     kept_texts = [t for t, k in zip(pred_texts, keep) if k]
+    truth, read = reading_order_text(gt, gt_texts), reading_order_text(pred[keep], kept_texts)
     return {
         "det": {t: detection_counts(gt, pred, t, ignore) for t in iou_thresholds},
         "e2e": {t: end_to_end_counts(gt, gt_texts, pred, pred_texts, t, ignore) for t in iou_thresholds},
-        "cer": cer_counts(reading_order_text(gt, gt_texts), reading_order_text(pred[keep], kept_texts)),
+        "cer": cer_counts(truth, read),
+        "cer_ci": cer_counts(truth.casefold(), read.casefold()),
     }
 
 
@@ -76,7 +79,7 @@ def evaluate_ocr(
     timed = TimedPages(pages, "OCR", batch_size)
     det = {t: Counts() for t in iou_thresholds}
     e2e = {t: Counts() for t in iou_thresholds}
-    dist = length = 0
+    dist = length = dist_ci = 0
     for chunk, images, doc in timed.predict(predict):
         for sample, image, page in zip(chunk, images, doc.pages):
             words = page.words
@@ -91,11 +94,14 @@ def evaluate_ocr(
                 det[t] = det[t] + scores["det"][t]
                 e2e[t] = e2e[t] + scores["e2e"][t]
             dist, length = dist + scores["cer"][0], length + scores["cer"][1]
+            dist_ci += scores["cer_ci"][0]
     return {
         **timed.report(),
         "detection": {str(t): c.summary() for t, c in det.items()},
         "end_to_end": {str(t): c.summary() for t, c in e2e.items()},
         "cer": round(dist / length, 4) if length else None,
+        "cer_ci": round(dist_ci / length, 4) if length else None,
+        "cer_counts": {"errors": int(dist), "errors_ci": int(dist_ci), "chars": int(length)},
     }
 
 
@@ -112,12 +118,14 @@ def run(args: argparse.Namespace) -> int:
 
     predictor = ocr_predictor(options=options_from_args(args, pages_per_batch=args.batch_size))
     report = evaluate_ocr(predictor, pages, (0.5, ALSO_IOU), batch_size=args.batch_size)
-    report.update(det_arch=args.det_arch or "default", reco_arch=args.reco_arch or "default")
+    report.update(det_arch=args.det_arch or "default", reco_arch=args.reco_arch or "default",
+                  lang=args.lang or "default")
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     print(
-        f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']}"
+        f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']} "
+        f"(case-insensitive {report['cer_ci']})"
     )
     for name in ("detection", "end_to_end"):
         for t, s in report[name].items():

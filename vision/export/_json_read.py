@@ -90,6 +90,7 @@ def read_page(d: Any, path: str) -> Page:
         timestamp=as_opt_float(get(d, "timestamp", path), f"{path}.timestamp"),
         source=as_opt_str(get(d, "source", path), f"{path}.source"),
         tables=read_tables(d, path, _read_word),
+        warnings=[str(w) for w in as_list(d.get("warnings", []), f"{path}.warnings")],
     )
 
 

@@ -81,7 +81,7 @@ def _polygon(polygon: Any) -> list[list[float]] | None:
 
 
 def _page(page: Page) -> dict[str, Any]:
-    return {
+    out = {
         "page_idx": int(page.page_idx),
         "dimensions": [int(page.dimensions[0]), int(page.dimensions[1])],
         "orientation": int(page.orientation),
@@ -121,3 +121,6 @@ def _page(page: Page) -> dict[str, Any]:
         ],
         "tables": [table_to_dict(t) for t in page.tables],
     }
+    if page.warnings:  # only when there are some: documents without warnings export as before
+        out["warnings"] = [str(w) for w in page.warnings]
+    return out

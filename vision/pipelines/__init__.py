@@ -3,7 +3,7 @@
     import vision
     ocr = vision.ocr_predictor()          # OCROptions-backed; see vision.pipelines.ocr.predictor
     doc = ocr(pages)                      # vision.structures.Document
-    ocr.pipeline                          # read -> text_layer -> detect -> crop -> recognize -> layout
+    ocr.pipeline                          # read -> text_layer -> detect -> crop -> recognize -> script -> layout
 
 Submodules are imported lazily, so importing one pipeline does not pull in the others' dependencies.
 """

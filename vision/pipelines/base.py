@@ -90,6 +90,7 @@ class PageState:
         layout_boxes: ``[len(words), 4]`` pixel boxes of the words on the upright working page.
         from_text_layer: the words come from a PDF text layer; detection and recognition skip the page.
         regions: non-text regions found by the layout.
+        warnings: notes for the finished page (``Page.warnings``), e.g. a script the recognizer does not read.
         device_image: ``image`` uploaded to a device once for every stage that reads it there, with the
             array it was made from (stale, and uploaded again, once a stage replaces ``image``); see
             :func:`vision.pipelines.ocr.device.device_page`.
@@ -110,6 +111,7 @@ class PageState:
     from_text_layer: bool = False
     regions: list[Region] = field(default_factory=list)
     device_image: tuple[np.ndarray, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def needs_ocr(self) -> bool:

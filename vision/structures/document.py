@@ -105,6 +105,8 @@ class Page:
         source: file name or other origin.
         image: the RGB ``H x W x 3`` uint8 page (kept for searchable PDFs and drawing; never exported).
         tables: table structures; the i-th block of kind ``"table"`` holds the words of ``tables[i]``.
+        warnings: notes on how far to trust the page's text (e.g. text in a script no shipped recognizer
+            reads: see :mod:`vision.predictors.recognition.script`).
     """
 
     page_idx: int
@@ -116,6 +118,7 @@ class Page:
     source: str | None = None
     image: np.ndarray | None = field(default=None, repr=False, compare=False)
     tables: list[Table] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def words(self) -> list[Word]:

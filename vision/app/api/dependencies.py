@@ -93,6 +93,24 @@ def ocr_format(
     return format_query or format_form or OcrFormat.json
 
 
+_LANG_DOC = "the document's languages, e.g. 'de' or 'de+fr' (picks the recognizer's lexicons; default English)"
+
+
+def ocr_lang(
+    lang_query: Annotated[str | None, Query(alias="lang", max_length=100, description=_LANG_DOC)] = None,
+    lang_form: Annotated[str | None, Form(alias="lang", max_length=100, description=_LANG_DOC)] = None,
+) -> str | None:
+    """The ``lang`` option from the query string or the form (query wins); 422 when unknown."""
+    from vision.predictors.recognition.languages import parse_lang
+
+    lang = lang_query if lang_query is not None else lang_form
+    try:
+        parse_lang(lang)
+    except ValueError as exc:
+        raise ApiError(422, "invalid_lang", str(exc)) from exc
+    return lang or None
+
+
 _PAGES_DOC = "PDF pages to read, 1-based: '1-3,7' (default: all)"
 _DPI_DOC = "PDF rendering resolution"
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from vision.app.api.request_batcher import DynamicBatcher
 from vision.app.api.metrics import Metrics
+from vision.app.api.request_batcher import DynamicBatcher
 from vision.app.api.settings import ModelSettings, ServiceSettings
 from vision.io.budget import PixelBudget
 from vision.io.page import PageImage
@@ -60,6 +60,10 @@ class OcrService:
         metrics: Metrics | None = None,
     ) -> None:
         self.predictor = predictor
+        self._settings = {"max_batch_size": max_batch_size, "max_wait_s": max_wait_s, "max_queue": max_queue,
+                          "metrics": metrics}
+        self._langs: dict[tuple[str, ...], OcrService] = {}
+        self._lang_lock = threading.Lock()
         self.batcher: DynamicBatcher[PageImage, Page] = DynamicBatcher(
             self._run,
             max_batch_size=max_batch_size,
@@ -84,8 +88,33 @@ class OcrService:
         """Predictor-compatible call: ``pages`` -> :class:`Document` (used by video OCR and the UI)."""
         return Document(pages=self.pages(list(pages), timeout=timeout))
 
+    def for_lang(self, lang: str | None) -> OcrService:
+        """The service reading documents in ``lang`` (``"de"``, ``"de+fr"``): the same models, that language's
+        lexicons, its own batcher (built on first use, kept). ``None``/``""``: this service.
+
+        Raises:
+            ValueError: an unknown or unsupported language, or a predictor that cannot change its lexicon.
+        """
+        from vision.predictors.recognition.languages import parse_lang
+
+        codes = parse_lang(lang)
+        if not codes:
+            return self
+        with self._lang_lock:
+            if codes not in self._langs:
+                if not hasattr(self.predictor, "with_lang"):
+                    raise ValueError("this server's predictor cannot change language per request")
+                if len(self._langs) >= 16:  # bound the batcher threads: drop the oldest language
+                    self._langs.pop(next(iter(self._langs))).close()
+                self._langs[codes] = OcrService(self.predictor.with_lang("+".join(codes)), **self._settings)
+            return self._langs[codes]
+
     def close(self) -> None:
         self.batcher.close()
+        with self._lang_lock:
+            for service in self._langs.values():
+                service.close()
+            self._langs.clear()
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,10 @@ class PageOut(BaseModel):
     blocks: list[BlockOut]
     regions: list[RegionOut]
     tables: list[TableOut] = Field(default_factory=list, description="the i-th block of kind table is tables[i]")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="present when not empty: e.g. text in a script no shipped recognizer reads",
+    )
 
 
 class TimelineEntryOut(BaseModel):

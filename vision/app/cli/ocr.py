@@ -209,6 +209,9 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
+    for page in doc.pages:  # e.g. text in a script no shipped recognizer reads
+        for warning in page.warnings:
+            print(f"warning: {job.source} page {page.page_idx + 1}: {warning}", file=sys.stderr)
     if args.format == "pdf":
         pdf = pdf_bytes(data, doc, args, str(job.source))
         if job.output is None:
@@ -243,6 +246,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     """
     found, problems = collect_inputs(args.inputs, args.recursive)
     try:
+        from vision.predictors.recognition.languages import parse_lang
+
+        parse_lang(getattr(args, "lang", None))
         jobs = plan_outputs(args, found)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -54,6 +54,10 @@ class OCROptions:
             (:mod:`vision.pipelines.ocr.device`); ``None``: when it runs on a GPU.
         onnx: run both models with onnxruntime (exported once per weights and cached);
             ``None``: on CPU in float32 when onnxruntime is installed; ``False``: eager PyTorch.
+        lang: the documents' languages (``"de"``, ``"de+fr"``; :mod:`vision.predictors.recognition.languages`):
+            picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
+            lexicon, Latin-script model.
+        check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
     """
 
     det_arch: str | None = None
@@ -75,6 +79,8 @@ class OCROptions:
     structure: StructureOptions = field(default_factory=StructureOptions)
     crops_on_device: bool | None = None
     onnx: bool | None = None
+    lang: str | None = None
+    check_script: bool = True
 
     def __post_init__(self) -> None:
         for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
@@ -120,23 +126,28 @@ def parse_weights(text: str | None) -> str | None:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights`` and ``--device``."""
+    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
     parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'random'")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    parser.add_argument(
+        "-l", "--lang", default=None,
+        help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
+        "every Latin-script language read)")
 
 
 def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROptions:
     """The :class:`OCROptions` of :func:`add_model_arguments`' flags (or of any object with the same
-    ``det_arch``, ``reco_arch``, ``det_weights``, ``reco_weights`` and ``device`` attributes, such as the
-    service's model settings), with further ``changes``."""
+    ``det_arch``, ``reco_arch``, ``det_weights``, ``reco_weights``, ``device`` and optional ``lang``
+    attributes, such as the service's model settings), with further ``changes``."""
     return options_with(
         det_arch=args.det_arch,
         reco_arch=args.reco_arch,
         det_weights=parse_weights(args.det_weights),
         reco_weights=parse_weights(args.reco_weights),
         device=args.device,
+        **({"lang": args.lang} if getattr(args, "lang", None) else {}),
         **changes,
     )

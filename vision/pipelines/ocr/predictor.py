@@ -1,7 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> layout
-    -> (structure)  =>  Document
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> script
+    -> layout -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
@@ -13,6 +13,8 @@ the crops of all pages of a batch in one call, so its batches stay full whatever
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
 from typing import Any, Callable
 
 import torch
@@ -31,7 +33,7 @@ from vision.pipelines.ocr.stages import (
     read_stage,
     split_spaced,
 )
-from vision.pipelines.ocr.text_layer import PdfTextMode, TextLayerStage
+from vision.pipelines.ocr.text_layer import TextLayerStage
 from vision.structures import Document, Page
 
 __all__ = [
@@ -67,6 +69,29 @@ class OCRPredictor:
 
     def __repr__(self) -> str:
         return f"OCRPredictor({self.pipeline!r})"
+
+    def with_lang(self, lang: str | None) -> OCRPredictor:
+        """A predictor sharing this one's models whose recognizer decodes with ``lang``'s lexicons (the REST
+        API's per-request ``lang``).
+
+        Raises:
+            ValueError: an unknown language, or a recognizer that takes no lexicon.
+        """
+        from vision.predictors.recognition.languages import lexicon_for, parse_lang
+
+        if parse_lang(lang) == parse_lang(self.options.lang):
+            return self
+        reco = self.pipeline["recognize"].predictor
+        if not hasattr(reco, "with_lexicon"):
+            raise ValueError("this predictor's recognizer takes no lexicon: lang cannot change per call")
+        clone = copy.copy(self.pipeline["recognize"])
+        clone.predictor = reco.with_lexicon(lexicon_for(lang))
+        pipeline = self.pipeline.replace("recognize", clone)
+        if "script" in pipeline.names:
+            script = copy.copy(pipeline["script"])
+            script.lexicon = clone.predictor.lexicon.words
+            pipeline = pipeline.replace("script", script)
+        return OCRPredictor(pipeline, replace(self.options, lang=lang))
 
 
 def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
@@ -120,6 +145,15 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    if options.check_script:
+        from vision.pipelines.ocr.script import ScriptStage
+
+        lexicon = getattr(getattr(reco_predictor, "lexicon", None), "words", None)
+        if lexicon is None:  # a recognizer without a lexicon: dictionary readings are still Latin evidence
+            from vision.predictors.recognition.lexicon import load_lexicon
+
+            lexicon = load_lexicon("en").words
+        stages.append(("script", ScriptStage(lexicon=lexicon)))
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
@@ -168,5 +202,5 @@ def ocr_predictor(
 
         reco_predictor = recognition_predictor(
             o.reco_arch, weights=o.reco_weights, device=o.device, dtype=o.dtype, batch_size=o.reco_batch_size,
-            onnx=o.onnx)
+            onnx=o.onnx, lang=o.lang)
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

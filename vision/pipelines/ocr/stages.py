@@ -18,8 +18,8 @@ from vision.ops.boxes import corner_boxes
 from vision.ops.crops import box_crops, polygon_crops
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
-from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
 from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
+from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -184,4 +184,5 @@ class LayoutStage:
             timestamp=s.page.timestamp,
             source=s.page.source,
             image=image,
+            warnings=list(s.warnings),
         )

@@ -30,7 +30,7 @@ from rapidfuzz.distance import Levenshtein
 
 from vision.models.recognition.vocab import encode
 
-__all__ = ["Lexicon", "ctc_nll", "load_lexicon"]
+__all__ = ["Lexicon", "build_lexicon_file", "ctc_nll", "load_lexicon"]
 
 _BUNDLED = Path(__file__).with_name("lexicons")
 _TOKEN = re.compile(r"^(\W*)([^\W\d_]+)(\W*)$")  # edge punctuation, letters only, edge punctuation
@@ -175,3 +175,25 @@ def load_lexicon(name_or_path: str = "en", prior: float = 10.0) -> Lexicon:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as f:
         return Lexicon({line.strip() for line in f if line.strip()}, prior=prior)
+
+
+def build_lexicon_file(sources: list[Path | str], dst: Path | str, *, cap: int = 120_000) -> int:
+    """Write a bundled lexicon (``dst``, gzipped, one lower-case word per line) from word lists.
+
+    Debian's lists carry no frequencies, so the cap keeps the first sources' words first (hunspell stems
+    before their expanded forms) and, within a source, shorter words first (short words are the frequent
+    ones). Only alphabetic words of 2-20 letters are kept. Returns the number of words written."""
+    seen: set[str] = set()
+    for src in sources:
+        opener = gzip.open if str(src).endswith(".gz") else open
+        with opener(src, "rt", encoding="utf-8", errors="ignore") as f:
+            words = {w.strip().lower() for w in f}
+        ranked = sorted((w for w in words if w.isalpha() and 2 <= len(w) <= 20 and w not in seen),
+                        key=lambda w: (len(w), w))
+        seen.update(ranked[:max(0, cap - len(seen))])
+        if len(seen) >= cap:
+            break
+    with gzip.open(dst, "wt", encoding="utf-8", compresslevel=9) as f:
+        f.write("\n".join(sorted(seen)) + "\n")
+    return len(seen)
+

@@ -25,6 +25,7 @@ once batch ``k + 1`` is queued. The same code runs on every device, with the res
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -39,8 +40,16 @@ import torch
 from torch import nn
 
 from vision.models._registry import default_model, get_model
+from vision.ops.ctc import PackedPaths, ctc_best_path_packed
+from vision.ops.transfer import to_device
 from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
-from vision.predictors.recognition.batching import Plan, fill_batch, ids_to_strings, plan_batches, stitch_index
+from vision.predictors.recognition.batching import (
+    Plan,
+    fill_batch,
+    ids_to_strings,
+    plan_batches,
+    stitch_index,
+)
 from vision.predictors.recognition.device_resize import Packed, pack_batch, resize_packed
 from vision.predictors.recognition.lexicon import Lexicon, load_lexicon
 from vision.predictors.recognition.preprocess import (
@@ -54,8 +63,6 @@ from vision.predictors.recognition.preprocess import (
     resize_to_height,
     resized_widths,
 )
-from vision.ops.ctc import PackedPaths, ctc_best_path_packed
-from vision.ops.transfer import to_device
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -104,6 +111,12 @@ class RecognitionPredictor:
         self._side: torch.cuda.Stream | None = None  # for lexicon look-ups while the device works on
 
     # -- public ------------------------------------------------------------------------------------------
+    def with_lexicon(self, lexicon: Lexicon | None) -> RecognitionPredictor:
+        """A predictor sharing this one's model (and session) that decodes with ``lexicon`` (``lang``)."""
+        other = copy.copy(self)
+        other.lexicon, other._pool, other._lane_pool, other._spare = lexicon, None, None, {}
+        return other
+
     def __call__(self, crops: Sequence[Any]) -> list[tuple[str, float]]:
         if isinstance(crops, (np.ndarray, torch.Tensor)) and crops.ndim == 3:
             raise ValueError("pass a list of crops (a single HxWxC array is ambiguous)")
@@ -325,7 +338,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
                           batch_size: int = 128, compile: bool = False, onnx: bool | None = None,
                           lexicon: str | Lexicon | None = "en", channels_last: bool | None = None,
-                          lanes: int | None = None, **options: Any) -> RecognitionPredictor:
+                          lanes: int | None = None, lang: str | None = None, **options: Any) -> RecognitionPredictor:
     """Build a recognizer ready to read crops, offline (shipped weights).
 
     Args:
@@ -352,9 +365,17 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             better as two single-threaded runs than as one two-threaded one (FUNSD pages 1.1-1.3x faster on
             our 2-core CPU). ``None``: :data:`LANES_DEFAULT` (2) on the CPU, capped by the thread count; 1 on
             CUDA and for eager PyTorch.
+        lang: the document's languages (``"de"``, ``"de+fr"``; :mod:`.languages`): their lexicons replace the
+            default English one (unless ``lexicon`` names another), and a language-specific model is used
+            when one ships.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``,
             ``resize``: ``"host"`` (CPU default) or ``"device"`` (CUDA default), see the module docstring)...
     """
+    if lang:
+        from vision.predictors.recognition.languages import lexicon_for, recognizer_for
+
+        arch = recognizer_for(lang, arch)
+        lexicon = lexicon_for(lang) if lexicon == "en" else lexicon
     arch = arch or default_model("recognition")
     if lexicon is not None:
         options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB, normalize_text
 
-__all__ = ["COMMON_WORDS", "FORM_WORDS", "Corpus", "TextSampler", "load_word_lists", "prepare_word_lists",
+__all__ = ["COMMON_FOREIGN", "COMMON_WORDS", "FORM_WORDS", "Corpus", "TextSampler", "load_word_lists", "prepare_word_lists",
            "short_token"]
 
 # The most frequent English words (function words dominate real running text; dictionaries under-sample them).
@@ -29,6 +29,14 @@ COMMON_WORDS = ["the", "of", "and", "to", "a", "in", "is", "that", "for", "it", 
 # Words typical of forms, letters, invoices and receipts (mostly written in upper case there).
 FORM_WORDS = ["NAME", "DATE", "ADDRESS", "CITY", "STATE", "ZIP", "PHONE", "FAX", "TEL", "EMAIL", "TOTAL", "SUBTOTAL", "TAX", "QTY", "AMOUNT", "PRICE", "UNIT", "ITEM", "NO", "DESCRIPTION", "INVOICE", "RECEIPT", "CASH", "CHANGE", "CARD", "VISA", "BALANCE", "DUE", "PAID", "SIGNATURE", "TITLE", "DEPT", "COMPANY", "FROM", "TO", "SUBJECT", "RE", "CC", "MEMO", "REPORT", "REQUEST", "APPROVED", "BY", "CODE", "REF", "ACCOUNT", "NUMBER", "TYPE", "STATUS", "COMMENTS", "REMARKS", "PAGE", "OF", "YES", "NA", "DISCOUNT", "GST", "SST", "VAT", "RM", "USD", "TOTAL:", "DATE:", "NAME:", "TO:", "FROM:", "RE:", "FAX:", "TEL:", "NO.:", "Inc.", "Co.", "Ltd.", "Corp.", "Bhd.", "Sdn.", "Dr.", "Mr.", "Mrs.", "Ms.", "Jr.", "St.", "Ave.", "Rd.", "P.O.", "Box", "Attn:", "Dept.", "Tel.", "Fax:", "Ref.", "Qty", "Amt", "Pcs", "EA", "KG", "PCS"]
 
+# Frequent short words of the other Latin-script languages (their word lists carry no frequencies).
+COMMON_FOREIGN = ("der", "die", "das", "und", "für", "über", "mit", "ist", "nicht", "auf", "zu", "Straße", "größe",
+                  "le", "la", "les", "et", "à", "où", "été", "du", "des", "être", "très", "déjà", "français",
+                  "il", "di", "che", "è", "più", "perché", "città", "della", "el", "los", "las", "y", "está", "año",
+                  "también", "más", "así", "o", "não", "são", "à", "ção", "você", "também", "het", "een", "voor",
+                  "op", "ook", "się", "że", "jest", "nie", "w", "na", "z", "być", "już", "a", "je", "v", "se", "na",
+                  "že", "při", "až", "také", "byl", "ktorý", "ako", "och", "att", "på", "är", "för", "år", "og",
+                  "på", "af", "til", "er", "ikke", "és", "hogy", "nem", "az", "și", "în", "că", "pe", "și", "cu")
 _SUFFIX = (":", ".", ",", ";", ")", "'s", "?", "!", "-", "/", "%", ".)", "),", ").", '"', "”", "’", "*")
 _SUFFIX_P = np.array([22, 22, 16, 3, 8, 3, 2, 1, 3, 2, 2, 1, 2, 2, 2, 1, 1, 1], float)
 _PREFIX = ("(", '"', "“", "'", "‘", "#", "$", "*", "-", "«", "[", "/")
@@ -137,10 +145,13 @@ class TextSampler:
                "code": 0.07, "email_url": 0.02, "punct": 0.03, "phrase": 0.03, "random": 0.04, "char": 0.025,
                "checkbox": 0.015}
 
-    def __init__(self, corpus: Corpus) -> None:
-        self.corpus = corpus
-        self.kinds = list(self.WEIGHTS)
-        self.cum = np.cumsum([self.WEIGHTS[k] for k in self.kinds])
+    def __init__(self, corpus: Corpus, *, foreign: float = 0.15, weights: dict[str, float] | None = None) -> None:
+        """``foreign``: share of dictionary words drawn from the non-English lists (multilingual text: 0.8);
+        ``weights`` replaces entries of :attr:`WEIGHTS` (e.g. more words, fewer codes)."""
+        self.corpus, self.foreign = corpus, foreign
+        mix = {**self.WEIGHTS, **(weights or {})}
+        self.kinds = [k for k in mix if mix[k] > 0]
+        self.cum = np.cumsum([mix[k] for k in self.kinds])
         self.suffix_cum, self.prefix_cum = np.cumsum(_SUFFIX_P), np.cumsum(_PREFIX_P)
 
     def __call__(self, rng: np.random.Generator) -> str:
@@ -169,7 +180,9 @@ class TextSampler:
 
     def _dict_word(self, rng: np.random.Generator) -> str:
         c = self.corpus
-        if c.foreign_names and rng.random() < 0.15:
+        if c.foreign_names and rng.random() < self.foreign:
+            if self.foreign > 0.5 and rng.random() < 0.15:
+                return _pick(rng, COMMON_FOREIGN)
             return _pick(rng, c.foreign[_pick(rng, c.foreign_names)])
         for _ in range(3):  # favour short words: real text is mostly 2-8 letters long
             w = _pick(rng, c.english)

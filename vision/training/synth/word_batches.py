@@ -1,8 +1,9 @@
 """Batches of synthetic word crops for CTC training, made in DataLoader worker processes.
 
 Workers build whole batches (render, pad to one width, encode labels), so the training process only moves
-ready uint8 tensors to the GPU. Each worker's stream is seeded by ``(seed, start_step, worker_id)``: a run
-resumed at step ``s`` draws fresh samples instead of replaying the first ones.
+ready uint8 tensors to the GPU. Each worker's stream is seeded by ``(seed, start_step, worker_id)`` (and the
+DDP rank, for ranks above 0): a run resumed at step ``s`` draws fresh samples instead of replaying the first
+ones, and no two GPUs see the same samples.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from vision.predictors.recognition.preprocess import batch_crops, bucket_width
 from vision.models.recognition.vocab import encode
+from vision.predictors.recognition.preprocess import batch_crops, bucket_width
 from vision.training.synth.words import WordRenderer
 
 __all__ = ["SyntheticWordBatches", "WordBatch", "collate_words", "render_fixed_set"]
@@ -46,15 +47,16 @@ class SyntheticWordBatches(IterableDataset):
     """Endless stream of :class:`WordBatch` (use with ``DataLoader(batch_size=None)``)."""
 
     def __init__(self, renderer: WordRenderer, batch_size: int, width: int, seed: int = 0,
-                 start_step: int = 0, group: int = 1) -> None:
+                 start_step: int = 0, group: int = 1, rank: int = 0) -> None:
         super().__init__()
         self.renderer, self.batch_size, self.width = renderer, batch_size, width
-        self.seed, self.start_step, self.group = seed, start_step, group
+        self.seed, self.start_step, self.group, self.rank = seed, start_step, group, rank
 
     def __iter__(self) -> Iterator[WordBatch]:
         info = get_worker_info()
         worker = info.id if info is not None else 0
-        rng = np.random.default_rng([self.seed, self.start_step, worker])
+        key = [self.seed, self.start_step, worker] + ([self.rank] if self.rank else [])
+        rng = np.random.default_rng(key)
         while True:
             if self.group <= 1:  # every batch padded to the full width
                 yield collate_words([self.renderer(rng) for _ in range(self.batch_size)], self.width)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.predictors.recognition.preprocess import HEIGHT, resize_to_height
 from vision.models.recognition.vocab import CHECKBOX_CHECKED, CHECKBOX_EMPTY, VOCAB
+from vision.predictors.recognition.preprocess import HEIGHT, resize_to_height
 from vision.training.synth import degrade as D
 from vision.training.synth.corpus import TextSampler, short_token
 from vision.training.synth.fonts import FontInfo, font_covers
@@ -75,7 +75,7 @@ class WordRenderer:
         self.glyphs = GlyphCache()
 
     # -- public --------------------------------------------------------------------------------------------
-    def prewarm(self, processes: int = 1, *, top_chars: int = 120, probe: int = 4000) -> int:
+    def prewarm(self, processes: int = 1, *, top_chars: int = 120, probe: int = 4000, extra: str = "") -> int:
         """Render, once and in ``processes`` processes, every font's glyphs of the ``top_chars`` most frequent
         characters (counted over ``probe`` texts of the sampler) at every size; returns the glyphs cached.
 
@@ -83,12 +83,13 @@ class WordRenderer:
         its first minutes rendering them (rarer ones are still rendered on first use). The 120 most frequent
         characters are 98% of the drawn ones (measured over 100k texts of the default mix). Samples do not
         change: a cached glyph is the bitmap a lazy render gives, and the probe uses its own random stream.
+        ``extra`` adds characters (a multilingual mix draws accented letters far more often than the probe).
         """
         counts: Counter[str] = Counter()
         rng = np.random.default_rng([0x6C79, probe])
         for _ in range(probe):
             counts.update(self.sampler(rng))
-        common = {c for c in sorted(counts, key=lambda c: (-counts[c], c))[:top_chars]} | {" "}
+        common = {c for c in sorted(counts, key=lambda c: (-counts[c], c))[:top_chars]} | {" "} | set(extra)
         common -= set(_BOXES)
         sizes = sorted({int(np.clip(s, *self.config.font_px)) for s in _SIZES})
         jobs = [(path, "".join(c for c in VOCAB if c in common and (c in cover or c == " ")))

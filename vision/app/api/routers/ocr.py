@@ -13,6 +13,7 @@ from vision.app.api.dependencies import (
     get_limits,
     get_ocr,
     ocr_format,
+    ocr_lang,
     read_options,
     require_api_key,
 )
@@ -116,6 +117,7 @@ def ocr(
     service: Annotated[OcrService, Depends(get_ocr)],
     budget: Annotated[PixelBudget, Depends(get_budget)],
     pdf_text: Annotated[str, Depends(pdf_text_option)] = "auto",
+    lang: Annotated[str | None, Depends(ocr_lang)] = None,
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
@@ -127,6 +129,10 @@ def ocr(
     with open_document(file.file, filename, limits.reader_limits(), read) as doc:
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
+        try:
+            service = service.for_lang(lang)
+        except ValueError as exc:
+            raise ApiError(422, "invalid_lang", str(exc)) from exc
         check_request_pixels(doc, filename, limits.max_request_pixels)
         reader = with_pdf_text(service, pdf_text)  # the PDF is written onto the upload: no page images kept
         pages = ocr_in_budget(reader, budget, doc, filename, limits.request_timeout_s, keep_images=False)

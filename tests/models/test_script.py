@@ -1,0 +1,61 @@
+"""The script classifier's input preparation and the page rule that turns its outputs into flags."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from vision.models.recognition.script import SCRIPTS, WIDTH, ScriptCNN
+from vision.predictors.recognition.script import ScriptClassifier, flag_scripts, prepare
+
+
+def test_prepare_normalises_polarity_and_width() -> None:
+    dark_on_light = np.full((20, 300, 3), 240, np.uint8)
+    dark_on_light[5:15, 10:290] = 20
+    light_on_dark = 255 - dark_on_light
+    a, b = prepare(dark_on_light), prepare(light_on_dark)
+    assert a.shape == b.shape == (32, WIDTH) and a.dtype == np.float32
+    np.testing.assert_allclose(a, b, atol=1e-5)  # the same ink, whatever its polarity
+    narrow = prepare(np.full((32, 10, 3), 255, np.uint8))
+    assert narrow.shape == (32, WIDTH) and narrow[:, -1].min() == 1.0  # padded with the ground
+
+
+class _Fixed(ScriptClassifier):
+    """A classifier that answers with fixed probabilities per crop."""
+
+    def __init__(self, probs: np.ndarray) -> None:
+        super().__init__(ScriptCNN())
+        self.probs = probs
+
+    def __call__(self, crops):
+        return self.probs[: len(crops)]
+
+
+def test_flag_scripts_rule() -> None:
+    texts = [("MocKBa", 0.9), ("CaHKT", 0.8), ("Tlerep6ypr", 0.95), ("1999", 0.99), ("a", 0.9), ("Total", 0.9),
+             ("Invoice", 0.9), ("amount", 0.9), ("number", 0.9), ("Smith", 0.9)]
+    crops = [np.zeros((20, 60, 3), np.uint8)] * len(texts)
+    cyr = np.zeros((len(texts), len(SCRIPTS)), np.float32)
+    cyr[:, SCRIPTS.index("Cyrillic")] = 0.9
+    cyr[:, 0] = 0.1
+    out, script = flag_scripts(crops, texts, _Fixed(cyr))
+    assert script == "Cyrillic" and [t for t, _ in out] == [t for t, _ in texts]
+    assert all(conf <= 0.1 for (t, conf) in out if t not in ("1999", "a"))  # no 3-letter run: not judged
+    assert out[3:5] == texts[3:5]
+    latin = np.zeros_like(cyr)
+    latin[:, 0] = 1.0
+    assert flag_scripts(crops, texts, _Fixed(latin)) == (texts, None)
+    # the classifier calls everything Cyrillic, but readings that are dictionary words are not flagged
+    words = {"total", "invoice", "amount", "number", "smith"}
+    out, script = flag_scripts(crops, texts, _Fixed(cyr), lexicon=words)
+    assert script == "Cyrillic" and out[5:] == texts[5:]  # 3 of 8 words with letters: still 30%+
+    out, script = flag_scripts(crops[1:], texts[1:], _Fixed(cyr[1:]), lexicon=words)
+    assert script is None and out[0][1] < 0.1  # 2 of 7: the words are flagged, the page is not
+
+
+def test_classifier_batches() -> None:
+    torch.manual_seed(0)
+    clf = ScriptClassifier(ScriptCNN(), batch_size=3)
+    probs = clf([np.full((h, 3 * h, 3), 200, np.uint8) for h in (10, 20, 30, 40, 50)])
+    assert probs.shape == (5, len(SCRIPTS)) and np.allclose(probs.sum(1), 1, atol=1e-5)
+    assert clf([]).shape == (0, len(SCRIPTS))

@@ -1,0 +1,59 @@
+"""Text in a script no shipped recognizer reads comes back flagged: low word confidences and a page warning
+naming the script (Cyrillic and Greek pages drawn with DejaVu), while a Latin page carries no warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+import vision
+from vision.models.recognition.script import WEIGHTS
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+TEXTS = {
+    "Cyrillic": ["Москва и Санкт-Петербург", "Отчёт о продажах за год", "Итого к оплате: 1250 руб.",
+                 "Директор Иванов Пётр Сергеевич", "Спасибо за покупку"],
+    "Greek": ["Αθήνα και Θεσσαλονίκη", "Έκθεση πωλήσεων του έτους", "Σύνολο προς πληρωμή: 1250 ευρώ",
+              "Διευθυντής Γιώργος Παπαδόπουλος", "Ευχαριστούμε για την αγορά"],
+    "Latin": ["Invoice number 2024-117", "Total amount due: 1250 EUR", "Thank you for your purchase",
+              "Straße und Größe", "Director John Smith"],
+}
+
+
+def page(lines: list[str]) -> np.ndarray:
+    font = ImageFont.truetype(str(DEJAVU), 30)
+    img = Image.new("RGB", (1000, 80 + 70 * len(lines)), "white")
+    draw = ImageDraw.Draw(img)
+    for i, line in enumerate(lines):
+        draw.text((60, 50 + 70 * i), line, font=font, fill="black")
+    return np.asarray(img)
+
+
+@pytest.fixture(scope="module")
+def predictor():
+    if not WEIGHTS.exists() or not DEJAVU.exists():
+        pytest.skip("script classifier weights or DejaVu missing")
+    return vision.ocr_predictor(device="cpu")
+
+
+@pytest.mark.parametrize("script", ["Cyrillic", "Greek"])
+def test_foreign_script_pages_are_flagged(predictor, script: str) -> None:
+    doc = predictor([page(TEXTS[script])])
+    (p,) = doc.pages
+    assert p.warnings and script in p.warnings[0]
+    words = [w for w in p.words if len(w.value) >= 3]
+    assert words and np.median([w.confidence for w in words]) < 0.3  # not confident Latin text
+    assert Document_roundtrip(doc).pages[0].warnings == p.warnings
+
+
+def test_latin_page_is_not_flagged(predictor) -> None:
+    (p,) = predictor([page(TEXTS["Latin"])]).pages
+    assert p.warnings == []
+    assert np.median([w.confidence for w in p.words]) > 0.5
+
+
+def Document_roundtrip(doc):
+    return vision.Document.from_json(doc.to_json())

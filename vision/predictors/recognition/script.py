@@ -1,0 +1,119 @@
+"""Flag text no shipped recognizer reads: the script classifier's predictor and the page rule.
+
+Given Cyrillic, Greek, Arabic or Chinese the recognizers still emit Latin letters ("MocKBa" for "Москва"),
+often with high confidence. :class:`ScriptClassifier` looks at each crop (grey, height 32, width padded or
+cut to 128) and gives the probability of each of :data:`~vision.models.recognition.script.SCRIPTS`;
+:func:`flag_scripts` turns that into low word confidences and a page warning naming the probable script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from vision.models.recognition.script import SCRIPTS, WEIGHTS, WIDTH, ScriptCNN
+
+__all__ = ["ScriptClassifier", "flag_scripts", "load_script_classifier", "prepare", "script_warning"]
+
+# Page rule (measured in docs/models/recognition.md; see flag_scripts): a page is flagged when at least
+# FLAG_SHARE of its words with 3+ letters (MIN_WORDS at least) are flagged.
+WORD_P = 0.5
+FLAG_SHARE = 0.3
+MIN_WORDS = 3
+
+
+def prepare(crop: np.ndarray) -> np.ndarray:
+    """A crop (RGB or grey uint8) as a ``32 x WIDTH`` grey float32 image, dark text on a light ground: height
+    32 (aspect kept), light text inverted (the border is taken as the ground), cut or padded to WIDTH."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY) if crop.ndim == 3 else crop
+    h, w = grey.shape[:2]
+    if h < 2 or w < 2:
+        return np.ones((32, WIDTH), np.float32)
+    nw = max(4, round(w * 32 / h))
+    img = cv2.resize(grey, (nw, 32), interpolation=cv2.INTER_AREA if h > 32 else cv2.INTER_LINEAR)
+    img = img.astype(np.float32) / 255.0
+    border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
+    if np.median(border) < img.mean():  # light text on a dark ground
+        img = 1.0 - img
+    lo, hi = float(img.min()), float(img.max())
+    img = (img - lo) / max(hi - lo, 0.1)
+    if nw >= WIDTH:
+        start = (nw - WIDTH) // 2
+        return np.ascontiguousarray(img[:, start:start + WIDTH])
+    return np.pad(img, ((0, 0), (0, WIDTH - nw)), constant_values=1.0)
+
+
+class ScriptClassifier:
+    """``classifier(crops) -> [N, len(SCRIPTS)]`` probabilities (CPU, batched)."""
+
+    def __init__(self, model: ScriptCNN, batch_size: int = 256) -> None:
+        self.model, self.batch_size = model.eval(), batch_size
+
+    @torch.inference_mode()
+    def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        out = []
+        for i in range(0, len(crops), self.batch_size):
+            x = torch.from_numpy(np.stack([prepare(c) for c in crops[i:i + self.batch_size]]))[:, None]
+            out.append(torch.softmax(self.model(x).float(), dim=1).numpy())
+        return np.concatenate(out) if out else np.zeros((0, len(SCRIPTS)), np.float32)
+
+
+@lru_cache(maxsize=1)
+def load_script_classifier(path: str | None = None) -> ScriptClassifier | None:
+    """The shipped classifier (``None`` when its weights file is absent)."""
+    from safetensors.torch import load_file
+
+    file = Path(path) if path else WEIGHTS
+    if not file.exists():
+        return None
+    state = {k: v.float() for k, v in load_file(str(file)).items()}
+    model = ScriptCNN(width=2 * state["features.0.weight"].shape[0])  # the width the file was trained at
+    model.load_state_dict(state)
+    return ScriptClassifier(model)
+
+
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+
+
+def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
+                 classifier: ScriptClassifier | None = None,
+                 lexicon: Container[str] | None = None) -> tuple[list[tuple[str, float]], str | None]:
+    """Lower the confidence of words whose crop is in a script the recognizer does not read, and name the
+    page's probable script when enough of its words are: returns ``(texts, script or None)``.
+
+    A word is flagged when a non-Latin script gets ``>= WORD_P`` and its reading has a run of 3+ letters of
+    which none is a ``lexicon`` word (lower case; ``None``: no lexicon check): Latin text the classifier
+    misjudges is mostly read as dictionary words, a foreign script as strings like "MocKBa". Its
+    confidence becomes ``confidence x P(Latin)``. The page is named after the script with the most
+    probability over its flagged words when they are at least ``FLAG_SHARE`` of its words with 3+ letters."""
+    classifier = classifier or load_script_classifier()
+    if classifier is None or not crops:
+        return texts, None
+    runs = [_LETTERS.findall(text) for text, _ in texts]
+    counted = sum(1 for r in runs if r)
+    # only readings with letters and no dictionary word can be flagged: the classifier reads just those
+    todo = [i for i, r in enumerate(runs)
+            if r and not (lexicon is not None and any(w.lower() in lexicon for w in r))]
+    probs = classifier([crops[i] for i in todo]) if todo else np.zeros((0, len(SCRIPTS)))
+    out, mass = list(texts), np.zeros(len(SCRIPTS))
+    flagged = 0
+    for i, p in zip(todo, probs):
+        if p[1:].max() >= WORD_P:
+            out[i] = (texts[i][0], float(texts[i][1]) * float(p[0]))
+            flagged += 1
+            mass[1:] += p[1:]
+    if counted >= MIN_WORDS and flagged >= FLAG_SHARE * counted:
+        return out, SCRIPTS[int(np.argmax(mass))]
+    return out, None
+
+
+def script_warning(script: str) -> str:
+    """The page warning for text in ``script``."""
+    return (f"text in {script} script: no shipped recognizer reads it (words read as Latin letters, with low "
+            f"confidence)")
