@@ -55,7 +55,7 @@ def main() -> int:
     rng = np.random.default_rng(0)
     rows: dict[str, float] = {}
     for kind in ("scene", "document", "overlay", "empty"):
-        rows[f"scene_pages/{kind} pages/s"] = round(_rate(lambda: sources.scene(rng, kind), args.seconds), 2)
+        rows[f"scene_pages/{kind} pages/s"] = round(_rate(lambda k=kind: sources.scene(rng, k), args.seconds), 2)
     rows["document pages (recipe mix) pages/s"] = round(
         _rate(lambda: make_page(*sources(rng), rng, data), args.seconds), 2)
     stream = iter(DetectionStream(data, seed=0))

@@ -126,7 +126,7 @@ def text_object(kind: str, renderer: PageRenderer, photos: PhotoBank, rng: np.ra
         fg = np.float32([255, 255, 255]) if rng.random() < 0.7 else np.float32([255, 230, 40])
     rgb = base.copy()
     if kind == "subtitle" or (not panel and rng.random() < 0.35) or (panel and rng.random() < 0.08):
-        px = max(1, int(round(size * rng.uniform(0.04, 0.12))))
+        px = max(1, round(size * rng.uniform(0.04, 0.12)))
         outline = _stroke(ink, px)
         if rng.random() < 0.5 or kind == "subtitle":  # outline
             ocol = np.float32([0, 0, 0]) if kind == "subtitle" else contrasting(fg, rng, 80)
