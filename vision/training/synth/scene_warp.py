@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.training.losses.db import THRESH_MIN
 
-__all__ = ["Layer", "Canvas", "bend", "place", "similarity", "corner_jitter"]
+__all__ = ["Canvas", "Layer", "bend", "corner_jitter", "place", "similarity"]
 
 _MAPS = ("gt", "mask", "thresh", "thresh_mask")
 _FILL = {"gt": 0, "mask": 1, "thresh": round(THRESH_MIN * 255), "thresh_mask": 0}
