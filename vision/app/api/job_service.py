@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vision.app.api.priority import background_thread
 from vision.app.api.documents import ReadOptions, iter_pages, open_document
 from vision.app.api.errors import ApiError
 from vision.app.api.job_cleanup import expire, remove_orphans, stored_bytes
@@ -146,6 +147,7 @@ class JobService:
         )
 
     def _handle(self, job: JobRecord, ctx: JobContext) -> None:
+        background_thread(self.runtime.settings.worker_nice)  # a job worker thread: yields to the event loop
         try:
             if job.kind == "video":
                 self._video(job, ctx)

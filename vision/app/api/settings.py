@@ -166,6 +166,13 @@ class ServiceSettings(BaseSettings):
     )
     read_timeout_s: float = Field(30.0, gt=0, description="longest wait for the next piece of a request body")
     max_connections: int = Field(512, gt=0, description="open connections per server process")
+    worker_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="niceness added to the threads and processes doing OCR work (batcher, request threads, "
+        "job workers, PDF workers), so the event loop answering /healthz runs first on a busy CPU; 0: off",
+    )
     limits: LimitSettings = LimitSettings()
     batching: BatchSettings = BatchSettings()
     models: ModelSettings = ModelSettings()

@@ -142,10 +142,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
+    from vision.pipelines.ocr.options import orientation_changes
+
     return ocr_predictor_from_args(
         args,
-        assume_straight_pages=not (args.rotated or args.deskew),
-        detect_orientation=args.detect_orientation or args.rotate_pages,
+        **orientation_changes(
+            detect_orientation=args.detect_orientation or args.rotate_pages, rotated=args.rotated or args.deskew
+        ),
         pdf_text=pdf_text_mode(args),
         rectify=args.rectify,
     )

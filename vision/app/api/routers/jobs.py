@@ -10,6 +10,7 @@ from vision.app.api.dependencies import get_jobs, get_limits, read_options, requ
 from vision.export.formats import FORMATS
 from vision.app.api.documents import ReadOptions, check_size, response
 from vision.app.api.errors import ApiError
+from vision.app.api.priority import background_thread
 from vision.app.api.job_service import JobService
 from vision.app.api.job_store import ACTIVE, JobRecord
 from vision.app.api.routers.ocr import ERROR_RESPONSES
@@ -51,6 +52,7 @@ def submit_job(
     fps_form: Annotated[float | None, Form(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
 ) -> dict:
     """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``."""
+    background_thread(jobs.runtime.settings.worker_nice)
     filename = check_filename(file.filename)
     size = check_size(file, limits.max_bytes)
     job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form, size=size)
@@ -93,6 +95,7 @@ def get_result(
     ] = (ResultFormat.json),
 ) -> Response:
     """The result in the requested ``format``; ``409`` unless the job succeeded."""
+    background_thread(jobs.runtime.settings.worker_nice)  # exports and searchable PDFs take CPU
     job = _job(jobs, job_id)
     if job.status != "succeeded":
         reason = f": {job.error_message}" if job.error_message else ""
