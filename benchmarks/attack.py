@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 import psutil
-from _service import REPO, SAMPLE, percentile, running_server
+from _service import REPO, SAMPLE, free_port, percentile, running_server
 
 sys.path.insert(0, str(REPO / "tests" / "security"))
 from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
@@ -119,11 +119,37 @@ while time.monotonic() < stop_at:
         code = str(response.status)
     except (OSError, http.client.HTTPException) as exc:
         code, conn = type(exc).__name__, None
-    lat.append(time.monotonic() - start)
+    lat.append((start, time.monotonic() - start))
     codes[code] = codes.get(code, 0) + 1
     time.sleep(0.05)
 json.dump({"latencies": lat, "codes": codes}, sys.stdout)
 """
+
+
+_CONTROL = r"""
+import asyncio, sys
+BODY = b'{"status":"ok"}'
+async def handle(reader, writer):
+    try:
+        while await reader.readline():
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n" + BODY)
+            await writer.drain()
+    finally:
+        writer.close()
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", int(sys.argv[1]))
+    async with server:
+        await server.serve_forever()
+asyncio.run(main())
+"""
+
+
+def _start_control(port: int) -> subprocess.Popen:
+    """The machine's floor: a trivial asyncio HTTP responder (stdlib only, no OCR, nothing else to do) probed
+    the same way at the same time; what its probe sees is the scheduling delay of the loaded machine."""
+    return subprocess.Popen([sys.executable, "-c", _CONTROL, str(port)])
 
 
 def _start_prober(port: int, seconds: float) -> subprocess.Popen:
@@ -225,6 +251,10 @@ async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, A
     slow = threading.Thread(target=_slow_clients, args=(port, args.slow, stop_at, slow_closed), daemon=True)
     slow.start()
     prober = _start_prober(port, args.duration + 30)
+    control_port = free_port()
+    control = _start_control(control_port)
+    time.sleep(0.5)
+    control_prober = _start_prober(control_port, args.duration + 30)
     limits = httpx.Limits(max_connections=args.clients + 16)
     async with httpx.AsyncClient(timeout=args.duration + 120, limits=limits) as http:
         pdf20 = _digital_pdf(20)
@@ -246,10 +276,16 @@ async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, A
         await asyncio.gather(*tasks)
         bomb_results = await asyncio.gather(*bomb_tasks)
     slow.join(5)
+    t0 = stop_at - args.duration
     probed = json.loads(await asyncio.to_thread(lambda: prober.communicate()[0]))
+    controlled = json.loads(await asyncio.to_thread(lambda: control_prober.communicate()[0]))
+    control.terminate()
+    control.wait(10)
     return {
-        "probe_lat": probed["latencies"],
+        "probe_lat": [lat for _, lat in probed["latencies"]],
+        "probe_slow": [(round(t - t0, 2), round(lat * 1000)) for t, lat in probed["latencies"] if lat > 0.1],
         "probe": Counter(probed["codes"]),
+        "control_lat": [lat for _, lat in controlled["latencies"]],
         "legit": legit,
         "health": health,
         "health_lat": health_lat,
@@ -285,6 +321,7 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
         "duration_s": args.duration,
         "clients": args.clients,
         "weights": "random (light)" if args.light else "shipped",
+        "worker_nice": 10 if args.worker_nice is None else args.worker_nice,
         "memory_budget_bytes": budget,
         "peak_rss_bytes": monitor.peak,
         "pdf_workers_peak_rss_bytes": monitor.children_peak,
@@ -294,6 +331,9 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
         "healthz_p99_ms": round(p99, 1),
         "healthz_max_ms": round(max(raw["probe_lat"], default=float("nan")) * 1000, 1),
         "probe_status": dict(raw["probe"]),
+        "healthz_over_100ms": raw["probe_slow"],  # (seconds into the attack, ms)
+        "control_p50_ms": round(percentile(raw["control_lat"], 50) * 1000, 1),
+        "control_p99_ms": round(percentile(raw["control_lat"], 99) * 1000, 1),
         "healthz_in_attack_loop_p50_ms": round(percentile(raw["health_lat"], 50) * 1000, 1),
         "healthz_in_attack_loop_p99_ms": round(percentile(raw["health_lat"], 99) * 1000, 1),
         "load_average_start": args.load_start,
@@ -316,10 +356,15 @@ def main() -> int:
     parser.add_argument("--slow", type=int, default=200, help="slow-header connections")
     parser.add_argument("--light", action="store_true", help="random weights, 256 px detector (CPU)")
     parser.add_argument("--page", type=Path, default=SAMPLE)
+    parser.add_argument(
+        "--worker-nice", type=int, default=None, help="the server's worker_nice (default: its default, 10)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "attack.json")
     args = parser.parse_args()
     args.load_start = list(os.getloadavg())
     config: dict[str, Any] = {"api_key": KEY}
+    if args.worker_nice is not None:
+        config["worker_nice"] = args.worker_nice
     if args.light:
         config["models"] = {
             "det_weights": "random",
@@ -343,6 +388,7 @@ def main() -> int:
     for key in (
         "machine",
         "weights",
+        "worker_nice",
         "peak_rss_bytes",
         "pdf_workers_peak_rss_bytes",
         "legit_status",
@@ -351,6 +397,9 @@ def main() -> int:
         "healthz_p50_ms",
         "healthz_p99_ms",
         "healthz_max_ms",
+        "healthz_over_100ms",
+        "control_p50_ms",
+        "control_p99_ms",
         "healthz_in_attack_loop_p50_ms",
         "healthz_in_attack_loop_p99_ms",
         "load_average_start",
