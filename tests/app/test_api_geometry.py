@@ -112,3 +112,24 @@ def test_openapi_documents_the_options(client: TestClient) -> None:
     form = schema["components"]["schemas"][ref]["properties"]
     assert "--detect-orientation" in form["orientation"]["description"]
     assert "--rotated" in form["rotated"]["description"]
+
+
+def test_jobs_take_the_same_options(client: TestClient, predictor: Any) -> None:
+    import time
+
+    data = _media.png(["Total 42.00", "Invoice 2024"])
+    expected = _expected(predictor, data, detect_orientation=True, assume_straight_pages=False)
+    submitted = client.post(
+        "/v1/jobs", files={"file": ("page.png", data)}, data={"orientation": "true", "rotated": "true"}
+    )
+    assert submitted.status_code == 202, submitted.text
+    job_id = submitted.json()["id"]
+    deadline = time.monotonic() + 60
+    while client.get(f"/v1/jobs/{job_id}").json()["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    result = client.get(f"/v1/jobs/{job_id}/result").json()
+    assert result["pages"] == expected["pages"]
+    (variant,) = client.app.state.runtime.ocr._langs.values()  # the job ran on that option set's predictor
+    options = variant.predictor.options
+    assert options.detect_orientation and not options.assume_straight_pages
