@@ -54,7 +54,8 @@ def _digital_pdf(pages: int) -> bytes:
 
 
 class Monitor(threading.Thread):
-    """Samples the server's RSS (and its PDF workers') every 50 ms; notices if the server dies."""
+    """Samples the server's RSS (its own plus its OCR model process's) and its PDF workers' every 50 ms;
+    notices if the server dies."""
 
     def __init__(self, proc: psutil.Process) -> None:
         super().__init__(daemon=True)
@@ -65,7 +66,7 @@ class Monitor(threading.Thread):
     def run(self) -> None:
         while not self.stop.wait(0.05):
             try:
-                self.peak = max(self.peak, self.proc.memory_info().rss)
+                rss = self.proc.memory_info().rss
                 kids = self.proc.children(recursive=True)
             except psutil.NoSuchProcess:
                 self.died = True
@@ -75,10 +76,14 @@ class Monitor(threading.Thread):
             total = 0
             for kid in kids:  # PDF workers come and go: one that vanished meanwhile counts nothing
                 try:
-                    if "forkserver" not in " ".join(kid.cmdline()):
+                    cmdline = " ".join(kid.cmdline())
+                    if "spawn_main" in cmdline:  # the OCR model process: part of the server's budget
+                        rss += kid.memory_info().rss
+                    elif "forkserver" not in cmdline:
                         total += kid.memory_info().rss
                 except psutil.Error:
                     pass
+            self.peak = max(self.peak, rss)
             self.children_peak = max(self.children_peak, total)
 
 
