@@ -54,8 +54,7 @@ def _digital_pdf(pages: int) -> bytes:
 
 
 class Monitor(threading.Thread):
-    """Samples the server's RSS (its own plus its OCR model process's) and its PDF workers' every 50 ms;
-    notices if the server dies."""
+    """Samples the server's RSS (and its PDF workers') every 50 ms; notices if the server dies."""
 
     def __init__(self, proc: psutil.Process) -> None:
         super().__init__(daemon=True)
@@ -66,7 +65,7 @@ class Monitor(threading.Thread):
     def run(self) -> None:
         while not self.stop.wait(0.05):
             try:
-                rss = self.proc.memory_info().rss
+                self.peak = max(self.peak, self.proc.memory_info().rss)
                 kids = self.proc.children(recursive=True)
             except psutil.NoSuchProcess:
                 self.died = True
@@ -76,14 +75,10 @@ class Monitor(threading.Thread):
             total = 0
             for kid in kids:  # PDF workers come and go: one that vanished meanwhile counts nothing
                 try:
-                    cmdline = " ".join(kid.cmdline())
-                    if "spawn_main" in cmdline:  # the OCR model process: part of the server's budget
-                        rss += kid.memory_info().rss
-                    elif "forkserver" not in cmdline:
+                    if "forkserver" not in " ".join(kid.cmdline()):
                         total += kid.memory_info().rss
                 except psutil.Error:
                     pass
-            self.peak = max(self.peak, rss)
             self.children_peak = max(self.children_peak, total)
 
 

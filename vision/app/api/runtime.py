@@ -30,15 +30,8 @@ __all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_
 log = logging.getLogger(__name__)
 
 
-def build_ocr_predictor(models: ModelSettings, *, nice: int = 0) -> Any:
-    """The OCR predictor the settings describe (built once per server process): in a model process of its
-    own (:mod:`vision.app.api.model_process`, niced by ``nice``) unless ``models.process`` is off."""
-    if models.process:
-        from vision.app.api.model_process import ModelProcess, RemotePredictor
-
-        return RemotePredictor(
-            ModelProcess(models.ocr_options(), torch_threads=models.torch_threads, nice=nice)
-        )
+def build_ocr_predictor(models: ModelSettings) -> Any:
+    """The OCR predictor the settings describe (built once per process)."""
     from vision.pipelines.ocr.predictor import ocr_predictor
 
     return ocr_predictor(options=models.ocr_options())
@@ -205,9 +198,6 @@ class Runtime:
 
     def close(self) -> None:
         self.ocr.close()
-        close = getattr(self.ocr.predictor, "close", None)  # a model process
-        if close is not None:
-            close()
 
 
 def _build_sam(models: ModelSettings) -> SamService | None:
@@ -246,9 +236,7 @@ def build_runtime(
         # threads spinning against request threads (measured 7x faster on a loaded 2-core machine).
         torch.set_num_threads(settings.models.torch_threads)
     models = _model_names(settings.models) if predictor is None else {"ocr": "provided by the caller"}
-    predictor = (
-        predictor if predictor is not None else build_ocr_predictor(settings.models, nice=settings.worker_nice)
-    )
+    predictor = predictor if predictor is not None else build_ocr_predictor(settings.models)
     b = settings.batching
     ocr = OcrService(
         predictor,

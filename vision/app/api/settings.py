@@ -112,11 +112,6 @@ class ModelSettings(_Group):
         gt=0,
         description="intra-op CPU threads for the whole process; None: torch's default (one per core)",
     )
-    process: bool = Field(
-        True,
-        description="run the OCR models in a process of their own (the server's event loop never waits on "
-        "them for the GIL); false: on a thread of the server process",
-    )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
     )

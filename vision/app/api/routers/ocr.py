@@ -21,7 +21,6 @@ from vision.app.api.dependencies import (
 from vision.app.api.documents import ReadOptions, check_size, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.paging import ocr_chunks
-from vision.app.api.model_process import ModelProcessDied
 from vision.app.api.priority import background_thread
 from vision.app.api.pdf_output import pdf_response, pdf_text_option, with_pdf_text
 from vision.app.api.request_batcher import QueueFull, QueueTimeout
@@ -59,10 +58,6 @@ def ocr_errors(timeout: float) -> Iterator[None]:
             "overloaded",
             f"the server is busy (still queued after {timeout:g} s); retry later",
             headers={"Retry-After": "1"},
-        ) from exc
-    except ModelProcessDied as exc:  # started again already: the next try runs
-        raise ApiError(
-            503, "overloaded", f"the server is busy ({exc}); retry later", headers={"Retry-After": "1"}
         ) from exc
     except (QueueFull, BudgetBusy) as exc:
         raise ApiError(
