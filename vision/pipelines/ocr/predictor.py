@@ -164,6 +164,17 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     return Pipeline(stages)
 
 
+def gpu_defaults(options: OCROptions) -> tuple[torch.dtype, bool]:
+    """The dtype and ``compile`` the models are built with: the options' own, else bfloat16 + compile on
+    CUDA (the fastest settings whose words agree with fp32: ``docs/benchmarks.md``) and float32 eager
+    (onnxruntime) elsewhere. ``onnx=True`` keeps float32 eager exports."""
+    from vision.predictors._device import pick_device
+
+    cuda = pick_device(options.device).type == "cuda" and not options.onnx
+    dtype = options.dtype or (torch.bfloat16 if cuda else torch.float32)
+    return dtype, cuda if options.compile is None else options.compile
+
+
 def ocr_predictor(
     det_arch: str | None = None,
     reco_arch: str | None = None,
@@ -191,16 +202,18 @@ def ocr_predictor(
     """
     options = options_with(options, det_arch=det_arch, reco_arch=reco_arch, **settings)
     o = options
+    dtype, compile = gpu_defaults(o)
     if det_predictor is None:
         from vision.predictors.detection.predictor import detection_predictor
 
         det_predictor = detection_predictor(
-            o.det_arch, weights=o.det_weights, device=o.device, dtype=o.dtype, batch_size=o.det_batch_size,
-            assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes)
+            o.det_arch, weights=o.det_weights, device=o.device, dtype=dtype, batch_size=o.det_batch_size,
+            assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes,
+            compile=compile)
     if reco_predictor is None:
         from vision.predictors.recognition.predictor import recognition_predictor
 
         reco_predictor = recognition_predictor(
-            o.reco_arch, weights=o.reco_weights, device=o.device, dtype=o.dtype, batch_size=o.reco_batch_size,
-            onnx=o.onnx, lang=o.lang)
+            o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
+            onnx=o.onnx, lang=o.lang, compile=compile)
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)
