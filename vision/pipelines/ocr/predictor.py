@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import torch
 
@@ -66,6 +66,21 @@ class OCRPredictor:
         for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
             pages.extend(self.pipeline(batch))
         return Document(pages=pages, source=getattr(doc, "source", None))
+
+    def map(self, inputs: Iterable[Any], *, workers: int = 0, read: Callable | None = None,
+            finish: Callable | None = None, ahead: int | None = None, post: str | None = None,
+            errors: str = "raise") -> Iterator[Any]:
+        """OCR many documents: yields one :class:`Document` (or ``finish(item, document)``) per input, in
+        input order, streaming (:func:`vision.pipelines.ocr.bulk.bulk_map`: reading and post-processing in
+        ``workers`` processes, the models here on batches of pages taken across documents).
+
+        ``inputs``: file paths, ``DocumentFile`` objects, lists of ``PageImage`` objects or numpy pages.
+        ``errors="return"`` yields a failed document's exception in its place instead of raising it.
+        """
+        from vision.pipelines.ocr.bulk import bulk_map
+
+        return bulk_map(self, inputs, workers=workers, read=read, finish=finish, ahead=ahead,
+                        post=post, errors=errors)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"OCRPredictor({self.pipeline!r})"
