@@ -138,8 +138,8 @@ def bulk_map(
         predictor: an :class:`~vision.pipelines.ocr.predictor.OCRPredictor`.
         inputs: file paths, ``DocumentFile`` objects, ``PageImage`` lists, numpy pages or lists of them.
         workers: host processes (0: everything in this process, reading in a thread).
-        read: ``item -> pages`` for path inputs, run in the workers (a module-level function; default
-            :func:`read_path`).
+        read: ``item -> pages``, run in the workers (a picklable callable) for every input; default
+            :func:`read_path` for path inputs (other inputs are read here).
         finish: ``(item, document) -> result`` run after the post stages (in the workers when there are any:
             a module-level function); the result is yielded instead of the document.
         ahead: documents in flight at once (default ``max(4, 2 * workers)``).
@@ -147,7 +147,7 @@ def bulk_map(
         errors: ``"raise"`` re-raises a document's exception at its place; ``"return"`` yields it.
         worker_threads: CPU threads of each worker (OpenCV, torch).
     """
-    read = read or read_path
+    custom_read, read = read is not None, read or read_path
     ahead = max(1, ahead or max(4, 2 * workers))
     model, rest = split_pipeline(predictor.pipeline)
     in_workers = workers > 0 and (post or "workers") == "workers"
@@ -173,7 +173,7 @@ def bulk_map(
             exhausted = True
             return False
         doc = _Doc(index, item, _source(item))
-        if _is_path(item):
+        if custom_read or _is_path(item):
             doc.read = procs.submit(_read_task, item) if procs is not None else local.submit(lambda: list(read(item)))
         else:
             doc.read = local.submit(lambda: list(as_pages(item)))
