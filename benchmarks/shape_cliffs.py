@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     warmup = args.warmup if args.warmup is not None else max(1, args.calls // 10)
 
     import torch
+    from _pages import source_pages, variants
 
     import vision
-    from _pages import source_pages, variants
     from vision.pipelines.ocr.options import OCROptions
     from vision.pipelines.ocr.predictor import gpu_defaults
 

@@ -94,6 +94,23 @@ def test_detection_batches_are_padded_to_static_shapes() -> None:
     ra, rb = padded(pages), plain(pages)
     for x, y in zip(ra, rb):
         np.testing.assert_allclose(x.boxes, y.boxes, atol=1e-5)
-    assert {s[0] for s in padded.model.shapes} == {4}
+    assert {s[0] for s in padded.model.shapes} <= {1, 2, 4}
     assert {s[2:] for s in padded.model.shapes} <= {(256, 256), (256, 192)}
     assert INPUT_SHAPES  # the default set the CUDA path pads to
+
+
+def test_detector_row_counts() -> None:
+    from vision.predictors.detection.predictor import padded_rows
+
+    assert [padded_rows(n, 16) for n in (1, 3, 4, 5, 8, 9, 16)] == [4, 4, 4, 8, 8, 16, 16]
+    assert [padded_rows(n, 4) for n in (1, 2, 3, 4)] == [1, 2, 4, 4]
+    assert [padded_rows(n, 12) for n in (1, 5, 9, 12)] == [4, 8, 12, 12]
+
+
+def test_gpu_batch_sizes_replace_the_cpu_defaults_only() -> None:
+    from vision.pipelines.ocr.options import OCROptions
+    from vision.pipelines.ocr.predictor import gpu_sizes
+
+    o = gpu_sizes(OCROptions(device="cuda", det_batch_size=2))
+    assert (o.det_batch_size, o.reco_batch_size, o.pages_per_batch) == (2, 1024, 64)
+    assert gpu_sizes(OCROptions(device="cpu")) == OCROptions(device="cpu")

@@ -3,7 +3,8 @@
 ``--engine ray`` (:mod:`vision.pipelines.ocr.ray_engine`): read/render tasks on CPUs, OCR in a Ray actor pool
 (one GPU per actor when the cluster has GPUs), each document written atomically by the driver as soon as its
 last page arrives. ``--devices`` (no Ray): one process per device, each running the bulk engine
-(:mod:`vision.pipelines.ocr.bulk`) on every N-th file. Both need ``-o`` (outputs are files), report a
+(:mod:`vision.pipelines.ocr.bulk`) on every N-th file; ``--replicas N`` starts N such processes per device
+(as ``benchmarks/gpu_throughput.py --workers N`` does: host work of N processes keeps one GPU busy). Both need ``-o`` (outputs are files), report a
 failed file and go on, and honour ``--resume`` (inputs with an output are dropped before the run).
 """
 
@@ -30,6 +31,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                        help="--engine ray: OCR actors (default: the cluster's GPUs, else 1)")
     group.add_argument("--devices", default=None, metavar="LIST",
                        help="one model replica per device, e.g. cuda:0,cuda:1 (a process each, no Ray)")
+    group.add_argument("--replicas", type=int, default=1, metavar="N",
+                       help="model processes per device (--devices, else --device): each runs the whole "
+                       "pipeline on its share of the files, so host work spreads over N cores per GPU (1)")
 
 
 def build(args: argparse.Namespace, device: str | None = None) -> Any:
@@ -86,9 +90,14 @@ def _finish_quiet(job: Any, doc: Any, *, args: argparse.Namespace) -> None:
 
 def _device_worker(args: argparse.Namespace, device: str, jobs: list[Any], workers: int, events: Any) -> None:
     """One device's process: the bulk engine over its share of the files; one event per file."""
+    import cv2
+    import torch
+
     from vision.app.cli._ocr_bulk import Finisher, Reader
     from vision.errors import VisionError
 
+    torch.set_num_threads(args.threads)  # the host's cores shared by the device processes
+    cv2.setNumThreads(args.threads)
     try:
         predictor = build(args, device)
     except Exception as exc:  # noqa: BLE001 - every file of this device fails, the others go on
@@ -106,12 +115,18 @@ def _device_worker(args: argparse.Namespace, device: str, jobs: list[Any], worke
 def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
     import os
 
-    devices = [d.strip() for d in args.devices.split(",") if d.strip()]
+    import torch
+
+    named = [d.strip() for d in (args.devices or "").split(",") if d.strip()]
+    named = named or [args.device or ("cuda" if torch.cuda.is_available() else "cpu")]
+    devices = [d for d in named for _ in range(max(1, args.replicas))]
     ctx = mp.get_context("spawn")
     events = ctx.Queue()
     spare = max(0, (os.cpu_count() or 2) - len(devices))
     workers = args.jobs if args.jobs is not None else min(8, spare // len(devices))
     shares = [jobs[k::len(devices)] for k in range(len(devices))]
+    args = copy.copy(args)
+    args.threads = max(1, (os.cpu_count() or 2) // len(devices))
     procs = [ctx.Process(target=_device_worker, args=(args, d, share, workers, events), daemon=False)
              for d, share in zip(devices, shares) if share]
     for p in procs:

@@ -283,13 +283,13 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         print("error: --jobs must be 0 or more", file=sys.stderr)
         return 2
     failed = len(problems)
-    if getattr(args, "engine", "local") == "ray" or getattr(args, "devices", None):
+    spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
+    if getattr(args, "engine", "local") == "ray" or spread:
         from vision.app.cli._ocr_engines import run_engine
 
         return run_engine(args, jobs, failed)
-    if predictor is None or hasattr(predictor, "map"):
-        if all(is_file_job(j) for j in jobs):
-            return _run_bulk(args, jobs, predictor, failed)
+    if (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
+        return _run_bulk(args, jobs, predictor, failed)
     import torch
 
     threads = torch.get_num_threads()

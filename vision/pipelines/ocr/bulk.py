@@ -102,9 +102,9 @@ class _Doc:
 
 
 def _source(item: Any) -> str | None:
-    if isinstance(item, (str, os.PathLike)):
-        return str(item)
-    return getattr(item, "source", None)
+    """The document's name: a path input's, else the input's ``source`` attribute (a job's, a ``DocumentFile``'s)."""
+    source = item if isinstance(item, (str, os.PathLike)) else getattr(item, "source", None)
+    return None if source is None else str(source)
 
 
 def _is_path(item: Any) -> bool:
@@ -233,7 +233,7 @@ def bulk_map(
                 cursor -= 1
                 try:
                     value = doc.result.result()
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     if errors == "raise":
                         raise
                     value = exc

@@ -38,7 +38,8 @@ class OCROptions:
         dtype: model dtype (``None``: bfloat16 on CUDA, float32 elsewhere).
         compile: ``torch.compile`` both models (``None``: on CUDA; static, bucketed shapes, see
             :mod:`vision.predictors.detection.predictor` and :mod:`vision.predictors.recognition.predictor`).
-        det_batch_size: pages per detection forward pass.
+        det_batch_size: pages per detection forward pass (sizes left at their defaults become
+            ``GPU_SIZES`` of :mod:`vision.pipelines.ocr.predictor` on CUDA: 16, 1024 and 64).
         det_input_shapes: static ``(height, width)`` detector inputs (``None``: the predictor's, 1024 px).
         reco_batch_size: crops per recognition forward pass.
         pages_per_batch: pages that go through the stages together (bounds memory on long documents).

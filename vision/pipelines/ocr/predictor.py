@@ -190,6 +190,22 @@ def gpu_defaults(options: OCROptions) -> tuple[torch.dtype, bool]:
     return dtype, cuda if options.compile is None else options.compile
 
 
+GPU_SIZES = {"det_batch_size": 16, "reco_batch_size": 1024, "pages_per_batch": 64}
+"""Batch sizes on CUDA where the options leave the CPU defaults (``benchmarks/gpu_throughput.py``'s)."""
+
+
+def gpu_sizes(options: OCROptions) -> OCROptions:
+    """``options`` with :data:`GPU_SIZES` for the sizes left at their (CPU) defaults, on CUDA."""
+    from dataclasses import fields
+
+    from vision.predictors._device import pick_device
+
+    if pick_device(options.device).type != "cuda":
+        return options
+    defaults = {f.name: f.default for f in fields(OCROptions) if f.name in GPU_SIZES}
+    return replace(options, **{k: v for k, v in GPU_SIZES.items() if getattr(options, k) == defaults[k]})
+
+
 def ocr_predictor(
     det_arch: str | None = None,
     reco_arch: str | None = None,
@@ -216,6 +232,7 @@ def ocr_predictor(
         vision.errors.WeightsError: when the default weights are not installed.
     """
     options = options_with(options, det_arch=det_arch, reco_arch=reco_arch, **settings)
+    options = gpu_sizes(options)
     o = options
     dtype, compile = gpu_defaults(o)
     if det_predictor is None:

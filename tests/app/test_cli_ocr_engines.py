@@ -1,5 +1,5 @@
-"""``vision ocr --engine ray`` on a local Ray instance (CPU): the files the local engine writes, a damaged file
-reported while the run goes on, and ``--resume``."""
+"""``vision ocr --engine ray`` on a local Ray instance (CPU) and ``--devices``/``--replicas`` (one process per
+replica): the files the local engine writes, a damaged file reported while the run goes on, ``--resume``."""
 
 from __future__ import annotations
 
@@ -55,3 +55,13 @@ def test_ray_engine_writes_what_the_local_engine_writes(corpus: Path, tmp_path: 
         assert _outputs(out) == _outputs(tmp_path / "local")
     finally:
         ray.shutdown()
+
+
+def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: Path, capsys) -> None:
+    """``--devices cpu --replicas 2``: two processes, each with its own predictor and every other file."""
+    assert main(["ocr", str(corpus), "-o", str(tmp_path / "one"), "--no-progress"]) == 1
+    capsys.readouterr()
+    out = tmp_path / "two"
+    assert main(["ocr", str(corpus), "-o", str(out), "--devices", "cpu", "--replicas", "2", "--no-progress"]) == 1
+    assert "d.png" in capsys.readouterr().err
+    assert _outputs(out) == _outputs(tmp_path / "one")
