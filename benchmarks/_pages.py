@@ -60,21 +60,33 @@ def vary(page: np.ndarray, rng: np.random.Generator, scale: tuple[float, float] 
     return np.clip(paper.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
+def variant(sources: list[np.ndarray], i: int, seed: int = 0) -> np.ndarray:
+    """Variant ``i`` of the set ``seed``: source ``i mod len(sources)``, varied by its own random stream."""
+    return vary(sources[i % len(sources)], np.random.default_rng([seed, i]))
+
+
 def variants(sources: list[np.ndarray], count: int, seed: int = 0) -> Iterator[np.ndarray]:
-    """``count`` variants, cycling through ``sources``; no two of the same size in a row."""
-    rng = np.random.default_rng(seed)
+    """``count`` variants, cycling through ``sources``."""
     for i in range(count):
-        yield vary(sources[i % len(sources)], rng)
+        yield variant(sources, i, seed)
 
 
-def write_pages(sources: list[np.ndarray], count: int, folder: Path, seed: int = 0, quality: int = 92) -> list[Path]:
-    """Write ``count`` variants as JPEG files ``folder/page_00000.jpg``...; returns their paths."""
+def write_pages(sources: list[np.ndarray], count: int, folder: Path, seed: int = 0, quality: int = 92,
+                processes: int | None = None) -> list[Path]:
+    """Write ``count`` variants as JPEG files ``folder/page_00000.jpg``... (made by ``processes`` threads,
+    default the CPU count: OpenCV releases the GIL); returns their paths."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
     import cv2
 
     folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i, page in enumerate(variants(sources, count, seed)):
+
+    def write(i: int) -> Path:
         path = folder / f"page_{i:05d}.jpg"
+        page = variant(sources, i, seed)
         cv2.imwrite(str(path), cv2.cvtColor(page, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
-        paths.append(path)
-    return paths
+        return path
+
+    with ThreadPoolExecutor(processes or os.cpu_count() or 1) as pool:
+        return list(pool.map(write, range(count)))

@@ -1,6 +1,6 @@
 """OCR throughput where users run it: ``vision ocr DIR``, the harness beside it, and the public API, in one run.
 
-    python benchmarks/ocr_throughput.py --sources .carry/funsd_dev/images --count 1200 --data .carry/funsd_dev
+    python benchmarks/ocr_throughput.py --sources .carry/thru/funsd_dev/images --count 1200 --data .carry/thru/funsd_dev
     python benchmarks/ocr_throughput.py --quick                # 120 pages, short API rounds, no harness
     python benchmarks/ocr_throughput.py --device cpu --quick   # check the script on a CPU
 
@@ -53,7 +53,7 @@ def _env() -> dict[str, str]:
 def _sources(args: argparse.Namespace) -> list[Path]:
     if args.sources:
         return args.sources
-    for guess in (REPO / ".carry" / "pages", REPO / ".carry" / "funsd_dev" / "images"):
+    for guess in (REPO / ".carry" / "pages", REPO / ".carry" / "thru" / "funsd_dev" / "images"):
         if guess.is_dir():
             return [guess]
     return []
@@ -103,9 +103,10 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def run_api(args: argparse.Namespace, pages: list[Any]) -> list[dict[str, Any]]:
-    """Public API, ``--per-call`` pages a call, each configuration on its own slice of never-seen pages."""
+def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]]:
+    """Public API, ``--per-call`` pages a call, each configuration on its own never-seen pages."""
     import torch
+    from _pages import variant
 
     import vision
 
@@ -116,7 +117,7 @@ def run_api(args: argparse.Namespace, pages: list[Any]) -> list[dict[str, Any]]:
     need = per * (warm + args.api_calls)
     rows = []
     for k, (name, dtype, compiled) in enumerate(configs):
-        chunk = [pages[(k * need + i) % len(pages)] for i in range(need)]
+        chunk = [variant(sources, i, seed=1 + k) for i in range(need)]  # set 0 is the cli's
         row: dict[str, Any] = {"config": name, "pages_per_call": per}
         ocr = None
         try:
@@ -182,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", "--pages-from", dest="sources", type=Path, action="append", default=None,
                         help="folder of source page images (repeatable); default .carry/pages, "
-                        ".carry/funsd_dev/images, else the bundled sample page")
+                        ".carry/thru/funsd_dev/images, else the bundled sample page")
     parser.add_argument("--count", type=int, default=1200, help="pages rendered for the cli step (>= 1000)")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--cli", action="append", default=None,
@@ -197,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--f1-limit", type=int, default=None, help="pages of --data scored (default: all)")
     parser.add_argument("--skip", default="", help=f"comma list of steps to leave out ({', '.join(STEPS)})")
     parser.add_argument("--quick", action="store_true", help="120 pages, 2 API calls, no harness")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds per subprocess")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds per subprocess (a device call "
+                        "has 600 in all)")
+    parser.add_argument("--render-processes", type=int, default=None, help="default: the CPU count")
     parser.add_argument("--keep", type=Path, default=None, help="render into this folder and keep it")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -210,10 +213,11 @@ def main(argv: list[str] | None = None) -> int:
         skip.add("harness")
     if args.data is None:
         skip.add("f1")
-    cli_variants = args.cli if args.cli is not None else ["", "--no-compile", "--replicas 12 --jobs 0"]
+    cli_variants = args.cli if args.cli is not None else (
+        ["", "--no-compile"] if args.quick else ["", "--no-compile", "--replicas 12 --jobs 0"])
 
     import torch
-    from _pages import source_pages, variants, write_pages
+    from _pages import source_pages, write_pages
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise SystemExit("no CUDA GPU here: use --device cpu to check the script")
@@ -224,14 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sources = source_pages(_sources(args))
         pages_dir = args.keep or scratch / "pages"
-        t = time.perf_counter()
-        paths = write_pages(sources, args.count, pages_dir, seed=0)
-        report["render"] = {"pages": len(paths), "source_pages": len(sources), "seconds": round(time.perf_counter() - t, 1)}
+        paths: list[Path] = []
+        if {"cli", "map"} - skip:
+            t = time.perf_counter()
+            paths = write_pages(sources, args.count, pages_dir, seed=0, processes=args.render_processes)
+            report["render"] = {"pages": len(paths), "source_pages": len(sources),
+                                "seconds": round(time.perf_counter() - t, 1)}
         steps = {
             "cli": lambda: [run_cli(pages_dir, scratch, args.device, extra, args.timeout) for extra in cli_variants],
             "harness": lambda: run_harness(args, scratch),
-            "api": lambda: run_api(args, list(variants(sources, args.per_call * (args.warmup_calls + args.api_calls) * 3,
-                                                        seed=1))),
+            "api": lambda: run_api(args, sources),
             "map": lambda: run_map(args, paths),
             "f1": lambda: run_f1(args),
         }
