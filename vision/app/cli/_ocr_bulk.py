@@ -1,8 +1,8 @@
 """``vision ocr`` over many files through the bulk engine (:mod:`vision.pipelines.ocr.bulk`).
 
 Files are read (decoded, PDFs rendered) and their outputs made and written (post stages, the format's
-writer, the atomic write) by ``--jobs`` worker processes; one predictor in this process runs the models on
-batches of pages taken across files. With ``--jobs 0`` everything runs in this process (reading in a thread).
+writer, the atomic write) by worker processes; one predictor in this process runs the models on batches of
+pages taken across files. With no workers everything runs in this process (reading in a thread).
 Stdout outputs are written here, in input order. A file that fails is reported and the run goes on.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from vision.errors import VisionError
 from vision.structures import Document
 
-__all__ = ["Finisher", "Reader", "default_jobs", "run_bulk"]
+__all__ = ["Finisher", "Reader", "cpu_lanes", "default_jobs", "is_file_job", "run_bulk"]
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,24 @@ class Finisher:
         return finish_job(job, doc, None, self.args)
 
 
+def _cuda(device: str | None) -> bool:
+    import torch
+
+    return (device or ("cuda" if torch.cuda.is_available() else "cpu")).startswith("cuda")
+
+
+def cpu_lanes(args: argparse.Namespace, jobs: list[Any]) -> bool:
+    """Whether ``--jobs N`` means N predictor processes: N >= 2 on the CPU, every output a file, no Ray."""
+    n = getattr(args, "jobs", None)
+    if n is None or n < 2 or getattr(args, "engine", "local") != "local" or getattr(args, "devices", None):
+        return False
+    return not _cuda(args.device) and all(job.output is not None for job in jobs)
+
+
 def default_jobs(device: str | None) -> int:
     """Worker processes when ``--jobs`` is not given: none on the CPU (the models take every core; reading
     runs in a thread), else one per spare core up to 8 (host work keeps the GPU fed)."""
-    import torch
-
-    cuda = (device or ("cuda" if torch.cuda.is_available() else "cpu")).startswith("cuda")
-    return max(1, min(8, (os.cpu_count() or 2) - 1)) if cuda else 0
+    return max(1, min(8, (os.cpu_count() or 2) - 1)) if _cuda(device) else 0
 
 
 def run_bulk(args: argparse.Namespace, jobs: list[Any], predictor: Any, bar: Any, workers: int) -> tuple[int, int]:

@@ -21,9 +21,12 @@ than ``--pdf-timeout`` to render is stopped in its worker process) is reported o
 exit code is 1 when any input failed, else 0.
 
 File inputs go through the bulk engine (:mod:`vision.app.cli._ocr_bulk`, :mod:`vision.pipelines.ocr.bulk`):
-``--jobs N`` worker processes read files (decode, render PDFs) and finish them (layout, the format's writer,
-the atomic write) while one predictor runs the models on pages of several files at once; ``--jobs 0``
-(the CPU default) runs everything in this process, reading in a thread. ``--engine ray`` and
+one predictor runs the models on pages of several files at once. On a GPU, ``--jobs N`` worker processes
+read files (decode, render PDFs) and finish them (layout, the format's writer, the atomic write) for it
+(default: one per spare core, up to 8). On the CPU the models take the cores: by default (``--jobs 0``)
+everything runs in this process, reading in a thread (``--jobs 1``: one worker process reads and finishes);
+``--jobs N`` with N >= 2 and output files runs N processes, each with its own predictor, 1/N of the threads and every N-th file (small models use
+two cores better as two single-thread predictors than as one two-thread one); to stdout, N worker processes. ``--engine ray`` and
 ``--devices cuda:0,cuda:1`` spread the files over Ray actors or one process per GPU
 (:mod:`vision.app.cli._ocr_engines`). Stdin is read by one predictor in this process. Stdout keeps the
 inputs' order.
@@ -32,6 +35,7 @@ inputs' order.
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import queue
 import sys
@@ -49,7 +53,7 @@ from vision.app.cli._common import (
     ocr_predictor_from_args,
     scan_inputs,
 )
-from vision.app.cli._ocr_bulk import default_jobs, is_file_job, run_bulk
+from vision.app.cli._ocr_bulk import cpu_lanes, default_jobs, is_file_job, run_bulk
 from vision.app.cli._ocr_engines import add_engine_arguments
 from vision.app.cli._ocr_io import (
     STDIO,
@@ -138,8 +142,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes that read files and write outputs while one predictor runs the models on "
-        "pages of several files at once (default: 0 on the CPU, one per spare core up to 8 on a GPU)",
+        help="GPU: worker processes that read files and write outputs for the predictor (default: one per "
+        "spare core, up to 8); CPU: N predictor processes with 1/N of the threads each (default 1)",
     )
     add_engine_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -283,6 +287,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         print("error: --jobs must be 0 or more", file=sys.stderr)
         return 2
     failed = len(problems)
+    if predictor is None and cpu_lanes(args, jobs):  # --jobs N on the CPU: N predictors, 1/N of the cores each
+        args = copy.copy(args)
+        args.replicas, args.jobs = args.jobs, 0
     spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
     if getattr(args, "engine", "local") == "ray" or spread:
         from vision.app.cli._ocr_engines import run_engine
