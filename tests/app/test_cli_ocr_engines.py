@@ -65,3 +65,20 @@ def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: P
     assert main(["ocr", str(corpus), "-o", str(out), "--devices", "cpu", "--replicas", "2", "--no-progress"]) == 1
     assert "d.png" in capsys.readouterr().err
     assert _outputs(out) == _outputs(tmp_path / "one")
+
+
+def test_jobs_on_the_cpu_mean_predictor_processes_for_output_files() -> None:
+    import argparse
+
+    from vision.app.cli._ocr_bulk import cpu_lanes
+    from vision.app.cli.ocr import Job
+
+    def args(**kw):
+        return argparse.Namespace(**{"jobs": None, "engine": "local", "devices": None, "device": "cpu", **kw})
+
+    files = [Job(Path("a.png"), Path("o/a.png.txt")), Job(Path("b.png"), Path("o/b.png.txt"))]
+    assert cpu_lanes(args(jobs=2), files)
+    assert not cpu_lanes(args(jobs=1), files) and not cpu_lanes(args(), files)
+    assert not cpu_lanes(args(jobs=2), [Job(Path("a.png"), None)])  # stdout: worker processes instead
+    assert not cpu_lanes(args(jobs=2, device="cuda"), files)
+    assert not cpu_lanes(args(jobs=2, engine="ray"), files)
