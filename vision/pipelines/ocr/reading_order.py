@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
+from vision.pipelines.ocr.equation_numbers import attach_numbers
 from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
 from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
@@ -380,6 +381,7 @@ def build_blocks(
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
     barrier = _barrier(boxes, options)
     lines = group_lines(boxes, options, barrier)
+    lines = attach_numbers(lines, [w.value for w in words], boxes, barrier_right(boxes, *barrier))
     line_boxes = group_boxes(boxes, lines)
     cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)

@@ -124,7 +124,7 @@ def random_article(rng: np.random.Generator, columns: int) -> str:
            f"#head{{top:50px}}#foot{{bottom:50px;text-align:center}}"
            f"#front{{position:absolute;top:118px;left:118px;right:118px}}"
            f"h1{{font-size:{round(size * 1.9)}px;margin:0 0 10px;text-align:center}}#authors{{text-align:center;margin-bottom:24px}}"
-           f"#cols{{column-count:{columns};column-gap:{gutter}px;column-fill:auto;height:{{h}}px;text-align:{justify}}}"
+           f"#cols{{overflow:hidden;column-count:{columns};column-gap:{gutter}px;column-fill:auto;height:{{h}}px;text-align:{justify}}}"
            f"h2{{font-size:{round(size * 1.2)}px;margin:10px 0 6px}}p{{margin:0 0 8px}}ul{{margin:0 0 8px;padding-left:18px;list-style:none}}"
            f".eq{{text-align:center;margin:8px 0}}.eq .num{{float:right}}figure{{margin:8px 0;break-inside:avoid}}"
            f"figcaption{{font-size:{round(size * 0.9)}px;margin-top:6px}}")
