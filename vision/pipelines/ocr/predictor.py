@@ -157,7 +157,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
-    if options.structure.kinds or options.structure.tables:
+    if options.structure.kinds or options.structure.tables or options.structure.figures:
         from vision.pipelines.ocr.structure import StructureStage
 
         stages.append(("structure", StructureStage(options.structure)))
