@@ -3,7 +3,7 @@
 ``python benchmarks/script_check.py --data ../shared/data/funsd_dev ../shared/data/ml_dev ../shared/data/words_dev``
 
 Page sets: every ground-truth word (or line) box of a page is cut and classified, and the page rule of
-:func:`vision.models.recognition.script.flag_scripts` is applied: counts of flagged pages and of words whose
+:func:`vision.predictors.recognition.script.flag_scripts` is applied: counts of flagged pages and of words whose
 confidence would be lowered. Crop sets: the share of crops read as another script. ``--ocr SET...`` reads
 page sets end to end with ``ocr_predictor`` (the pipeline's own rule, readings and lexicon) and counts the pages
 that get a warning; ``--render`` adds pages drawn with DejaVu in Cyrillic, Greek and Latin (the test's pages).

@@ -25,8 +25,8 @@ from vision.models._registry import default_model
 
 READY_TIMEOUT_S = 120.0
 JOB_TIMEOUT_S = 180.0
-PAGES = 5  # pages of the PDF
-FRAMES = 6  # seconds of video, sampled at 1 fps
+PAGES = 8  # pages of the PDF
+FRAMES = 30  # seconds of video, sampled at 1 fps: long enough to be running still when the PDF is
 
 
 def _free_port() -> int:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 
 from vision.models import get_entry, get_model, list_models
 
 SHIPPED = [n for n in list_models("recognition") if get_entry(n).weights is not None]
+CARD = Path(__file__).resolve().parents[2] / "docs" / "models" / "recognition.md"
 
 
 def test_the_default_ships_weights() -> None:
@@ -57,3 +59,16 @@ def test_half_precision_files_load_as_float32(tmp_path) -> None:
     x = torch.rand(4, 3, 32, 96)
     with torch.no_grad():
         torch.testing.assert_close(half(x), model(x), rtol=0.02, atol=0.02)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_model_card_states_the_meta_figures(name: str) -> None:
+    """The model card names the shipped file's sha256 and every score of its meta (as percentages, 2 decimals)."""
+    card = CARD.read_text(encoding="utf-8")
+    weights = get_entry(name).weights
+    assert weights.sha256 in card
+    missing = [f"{key}.{field}" for key, m in weights.meta["metrics"].items()
+               for field in ("word_accuracy", "cer", "page_cer") if field in m
+               and f"{100 * m[field]:.2f}%" not in card]
+    assert missing == []
+

@@ -95,18 +95,17 @@ def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
     classifier = classifier or load_script_classifier()
     if classifier is None or not crops:
         return texts, None
-    probs = classifier(crops)
+    runs = [_LETTERS.findall(text) for text, _ in texts]
+    counted = sum(1 for r in runs if r)
+    # only readings with letters and no dictionary word can be flagged: the classifier reads just those
+    todo = [i for i, r in enumerate(runs)
+            if r and not (lexicon is not None and any(w.lower() in lexicon for w in r))]
+    probs = classifier([crops[i] for i in todo]) if todo else np.zeros((0, len(SCRIPTS)))
     out, mass = list(texts), np.zeros(len(SCRIPTS))
-    counted = flagged = 0
-    for i, (text, conf) in enumerate(texts):
-        p = probs[i]
-        runs = _LETTERS.findall(text)
-        if not runs:
-            continue
-        counted += 1
-        known = lexicon is not None and any(r.lower() in lexicon for r in runs)
-        if p[1:].max() >= WORD_P and not known:
-            out[i] = (text, float(conf) * float(p[0]))
+    flagged = 0
+    for i, p in zip(todo, probs):
+        if p[1:].max() >= WORD_P:
+            out[i] = (texts[i][0], float(texts[i][1]) * float(p[0]))
             flagged += 1
             mass[1:] += p[1:]
     if counted >= MIN_WORDS and flagged >= FLAG_SHARE * counted:

@@ -3,9 +3,10 @@
 :func:`prepare_photos` curates a carried folder from unpacked packages (``dpkg -x``): raster images of at
 least 600 px on their short side, one file per wallpaper (the largest of its resolutions), downscaled to
 ``max_side`` and stored as JPEG, with ``photos.json`` listing each file's package, source path and the
-license that package's ``copyright`` file states. A named part is held out (``holdout.json``): text-free
-negatives for the detector's issue, never used by the generators. :class:`PhotoBank` loads the rest once
-(before DataLoader workers fork, so they share it) and cuts random patches from them.
+license that package's ``copyright`` file states. Every 8th wallpaper is held out (``holdout/``, ``"split":
+"holdout"`` in ``photos.json``): text-free negatives for detection, never used by the generators.
+:class:`PhotoBank` loads the rest once (before DataLoader workers fork, so they share it) and cuts random
+patches from them.
 """
 
 from __future__ import annotations
