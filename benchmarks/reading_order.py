@@ -14,7 +14,8 @@ version's source (it uses only ``build_blocks``, ``LayoutOptions`` and ``text_la
 
 ``--html N`` adds N article pages per column count (2 and 3) drawn by headless Chromium from generated
 HTML (:mod:`vision.training.synth.html_pages`: CSS columns, 3-8 mm gutters, headings, lists, display
-formulas, figures with captions, running head and folio), the truth being the DOM's order.
+formulas, figures with captions, running head and folio), the truth being the DOM's order; the figures
+found on each page image (as the layout stage finds them) are passed to the layout as obstacles.
 
 PDFs used in docs/benchmarks.md: two-column templates of Debian's ``texlive-publishers-doc``
 (``apt-get download texlive-publishers-doc``; ``dpkg-deb -x``): elsarticle/elstest-5p.pdf,
@@ -42,11 +43,12 @@ from vision.structures import Word
 DPI = 150
 
 
-def _order_text(words: list[tuple[str, tuple[float, float, float, float]]], size: tuple[int, int]) -> str:
+def _order_text(words: list[tuple[str, tuple[float, float, float, float]]], size: tuple[int, int],
+                obstacles: np.ndarray | None = None) -> str:
     h, w = size
     objs = [Word(t, 1.0, b) for t, b in words]
     boxes = np.array([b for _, b in words], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
-    blocks = build_blocks(objs, boxes)
+    blocks = build_blocks(objs, boxes, obstacles=obstacles) if obstacles is not None else build_blocks(objs, boxes)
     return " ".join(wd.value for b in blocks for ln in b.lines for wd in ln.words)
 
 
@@ -90,6 +92,7 @@ def drawn_pages(columns: int, count: int) -> list[dict]:
 def html_pages(columns: int, count: int, seed: int = 0) -> list[dict]:
     """Article pages drawn by headless Chromium with ``columns`` CSS columns (gutters 3-8 mm), the DOM's
     word boxes and order (:mod:`vision.training.synth.html_pages`)."""
+    from vision.pipelines.ocr.regions import find_regions
     from vision.training.synth.html_pages import random_article, render_pages
 
     rng = np.random.default_rng(seed + columns)
@@ -98,7 +101,10 @@ def html_pages(columns: int, count: int, seed: int = 0) -> list[dict]:
     for k, page in enumerate(drawn):
         h, w = page.image.shape[:2]
         words = [(t, (b[0] / w, b[1] / h, b[2] / w, b[3] / h)) for t, b, _ in page.words]
-        pages.append({"name": f"html-{columns}col-{seed}-{k}", "size": (h, w), "words": words})
+        # figures as the layout stage finds them on the image (LayoutOptions.regions): they hold their column
+        regions = find_regions(page.image, np.array([b for _, b in words], dtype=np.float64).reshape(-1, 4))
+        obstacles = np.array([r.geometry for r in regions], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+        pages.append({"name": f"html-{columns}col-{seed}-{k}", "size": (h, w), "words": words, "obstacles": obstacles})
     return pages
 
 
@@ -110,7 +116,7 @@ def score(pages: list[dict]) -> dict:
     for p in pages:
         truth = " ".join(t for t, _ in p["words"])
         t0 = time.perf_counter()
-        pred = _order_text(p["words"], p["size"])
+        pred = _order_text(p["words"], p["size"], p.get("obstacles"))
         seconds += time.perf_counter() - t0
         d = Levenshtein.distance(pred, truth)
         dist, length = dist + d, length + len(truth)

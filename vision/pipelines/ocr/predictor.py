@@ -160,7 +160,7 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     if options.structure.kinds or options.structure.tables or options.structure.figures:
         from vision.pipelines.ocr.structure import StructureStage
 
-        stages.append(("structure", StructureStage(options.structure)))
+        stages.append(("structure", StructureStage(options.structure, layout_regions=options.layout.regions)))
     return Pipeline(stages)
 
 

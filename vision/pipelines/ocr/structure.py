@@ -6,9 +6,9 @@ a run of at least :data:`MIN_ROWS` consecutive single-line blocks whose lines ho
 go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules; the run of
 blocks becomes one block of kind ``"table"``.
 
-Figures: large non-text areas of the page image (:func:`~vision.pipelines.ocr.regions.find_regions`, unless
-the layout stage already found them with ``LayoutOptions(regions=True)``) join ``page.regions`` as
-``Region(kind="figure")``, and each also becomes an empty block of kind ``"figure"`` (its geometry the
+Figures: large non-text areas of the page image (:func:`~vision.pipelines.ocr.regions.find_regions`, run
+by the layout stage with ``LayoutOptions(regions=True)``, the default, or here when the stage is built
+with ``layout_regions=False``) are ``Region(kind="figure")`` in ``page.regions``, and each also becomes an empty block of kind ``"figure"`` (its geometry the
 region's) placed in the reading order before the first block that starts below the figure's top and
 overlaps it horizontally (its caption, when the caption is under it), else at the end. Then
 :func:`~vision.pipelines.ocr.block_kinds.classify_blocks` names the other blocks.
@@ -115,9 +115,9 @@ def place_figures(blocks: list[Block], figures: list[Region]) -> list[Block]:
     return out
 
 
-def _with_figures(page: Page) -> None:
+def _with_figures(page: Page, find: bool) -> None:
     figures = [r for r in page.regions if r.kind == "figure"]
-    if not figures and page.image is not None:
+    if find and not figures and page.image is not None:
         words = page.words
         boxes = np.array([w.geometry for w in words], dtype=np.float64).reshape(-1, 4)
         figures = find_regions(page.image, boxes)
@@ -129,15 +129,16 @@ def _with_figures(page: Page) -> None:
 class StructureStage:
     """Pages -> the same pages with tables found and block kinds set (see the module docstring)."""
 
-    def __init__(self, options: StructureOptions = StructureOptions()) -> None:
+    def __init__(self, options: StructureOptions = StructureOptions(), *, layout_regions: bool = False) -> None:
         self.options = options
+        self.find_figures = not layout_regions  # the layout stage already looked (LayoutOptions.regions)
 
     def __call__(self, pages: list[Page]) -> list[Page]:
         for page in pages:
             if self.options.tables:
                 _with_tables(page, self.options)
             if self.options.figures:
-                _with_figures(page)
+                _with_figures(page, self.find_figures)
             if self.options.kinds:
                 page.blocks = classify_blocks(page.blocks)
         return pages
