@@ -73,3 +73,19 @@ def test_figures_can_be_switched_off_and_text_pages_get_none():
     text_only = _figure_page()
     text_only.image = np.full_like(text_only.image, 255)
     assert "figure" not in [b.kind for b in StructureStage()([text_only])[0].blocks]
+
+
+def test_the_ocr_pipeline_finds_the_figure_and_writes_it_before_its_caption():
+    import re
+
+    import vision
+
+    ocr = vision.ocr_predictor(device="cpu")
+    doc = ocr([_figure_page().image])
+    page = doc.pages[0]
+    assert [r.kind for r in page.regions] == ["figure"]
+    kinds = [b.kind for b in page.blocks]
+    assert kinds.index("figure") == kinds.index("caption") - 1
+    md = doc.export_markdown()
+    assert re.search(r"^!\[Figure 1\. .*\]\(#figure-1-1\)$", md, re.MULTILINE), md
+    assert md.index("first paragraph") < md.index("](#figure-1-1)") < md.index("second paragraph")
