@@ -3,7 +3,7 @@
 Pages come from :mod:`vision.training.synth.html_pages` (1, 2 and 3 CSS columns; display formulas,
 figures with captions under them, running head and folio), each word with its box and its block's kind
 from the DOM. The layout gets the true words (so recognition errors do not count), then the structure
-stage runs on the page image (figures are found on it). Scores:
+stage runs (figures are found on the page image before the lines are grouped, as in the pipeline). Scores:
 
 * word-level precision / recall of the kinds ``formula``, ``caption``, ``page_header`` + ``page_footer``
   (a word predicted as a kind counts as right when its true kind is that kind);
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.pipelines.ocr.reading_order import build_blocks
+from vision.pipelines.ocr.reading_order import build_blocks, find_regions
 from vision.pipelines.ocr.structure import StructureStage
 from vision.structures import Page, Word
 from vision.training.synth.html_pages import random_article, render_pages
@@ -43,8 +43,10 @@ def score_page(drawn) -> dict:
     words = [Word(t, 1.0, (b[0] / w, b[1] / h, b[2] / w, b[3] / h)) for t, b, _ in drawn.words]
     truth = {id(wd): k for wd, (_, _, k) in zip(words, drawn.words)}
     boxes = np.array([b for _, b, _ in drawn.words], dtype=np.float64)
-    page = Page(0, (h, w), build_blocks(words, boxes), image=drawn.image)
-    page = StructureStage()([page])[0]
+    regions = find_regions(drawn.image, boxes / [w, h, w, h])  # as the layout stage does
+    obstacles = np.array([r.geometry for r in regions], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+    page = Page(0, (h, w), build_blocks(words, boxes, obstacles=obstacles), regions=regions, image=drawn.image)
+    page = StructureStage(layout_regions=True)([page])[0]
     out: dict = {}
     for name, kinds in KINDS.items():
         pred = [truth[id(wd)] in kinds for b in page.blocks if b.kind in kinds for ln in b.lines for wd in ln.words]
