@@ -52,6 +52,7 @@ from vision.app.cli._ocr_io import (
     pdf_bytes,
     pdf_text_mode,
     read_input,
+    without_ocr_layer,
 )
 from vision.errors import VisionError
 from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
@@ -142,10 +143,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
+    from vision.pipelines.ocr.options import orientation_changes
+
     return ocr_predictor_from_args(
         args,
-        assume_straight_pages=not (args.rotated or args.deskew),
-        detect_orientation=args.detect_orientation or args.rotate_pages,
+        **orientation_changes(
+            detect_orientation=args.detect_orientation or args.rotate_pages, rotated=args.rotated or args.deskew
+        ),
         pdf_text=pdf_text_mode(args),
         rectify=args.rectify,
     )
@@ -202,10 +206,10 @@ def write_atomically(path: Path, data: str | bytes) -> None:
 def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
     """OCR one input with an idle predictor of ``lanes`` and write its output file; returns its page count
     and, for stdout, its text (written by the caller, in input order)."""
-    data = read_input(job.source, args)
+    data, redo = without_ocr_layer(read_input(job.source, args), str(job.source), args)
     predictor = lanes.get()
     try:
-        with open_pages(data, str(job.source), args) as pages:
+        with open_pages(data, str(job.source), args, redo) as pages:
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
@@ -213,7 +217,7 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
         for warning in page.warnings:
             print(f"warning: {job.source} page {page.page_idx + 1}: {warning}", file=sys.stderr)
     if args.format == "pdf":
-        pdf = pdf_bytes(data, doc, args, str(job.source))
+        pdf = pdf_bytes(data, doc, args, str(job.source), getattr(pages, "visible", None))
         if job.output is None:
             return len(doc.pages), pdf
         write_atomically(job.output, pdf)
