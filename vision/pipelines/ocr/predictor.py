@@ -203,10 +203,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
-    if options.structure.kinds or options.structure.tables:
+    if options.structure.kinds or options.structure.tables or options.structure.figures:
         from vision.pipelines.ocr.structure import StructureStage
 
-        stages.append(("structure", StructureStage(options.structure)))
+        stages.append(("structure", StructureStage(options.structure, layout_regions=options.layout.regions)))
     return Pipeline(stages)
 
 
