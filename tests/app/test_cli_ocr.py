@@ -158,9 +158,9 @@ def test_main_builds_the_models_from_the_options(tmp_path, capsys):
     assert len(doc["pages"]) == 1 and doc["pages"][0]["dimensions"] == [360, 640]
 
 
-def test_jobs_read_files_in_parallel_lanes_and_keep_stdout_order(tmp_path, capsys):
-    """``--jobs 2``: two predictors with one thread each read the files; stdout is the same, in input order,
-    as one lane's, and the thread count is restored afterwards."""
+def test_jobs_read_files_in_worker_processes_and_keep_stdout_order(tmp_path, capsys):
+    """``--jobs 2``: two worker processes read the files and make their outputs for one predictor; stdout is
+    the same, in input order, as with one worker or none, and the thread count is unchanged afterwards."""
     import torch
 
     images = [str(_save_page(tmp_path / f"p{i}.png", shift=3 * i)) for i in range(3)]
@@ -174,4 +174,6 @@ def test_jobs_read_files_in_parallel_lanes_and_keep_stdout_order(tmp_path, capsy
         f"==> {p} <==" for p in images
     ]
     assert torch.get_num_threads() == threads
-    assert main([*base, "--jobs", "0"]) == 2
+    assert main([*base, "--jobs", "0"]) == 0
+    assert capsys.readouterr().out == one
+    assert main([*base, "--jobs", "-1"]) == 2

@@ -85,3 +85,46 @@ def test_old_exports_are_pruned(tmp_path) -> None:
         os.utime(newest, (10 + i, 10 + i))  # distinct use times, whatever the clock's grain
     left = sorted(p.stat().st_mtime for p in tmp_path.glob("net-*.onnx"))
     assert left == [10.0 + i for i in range(2, KEEP_PER_NAME + 2)]  # the two least recently used went
+
+
+def test_a_second_build_does_not_write_the_cached_file(tmp_path) -> None:
+    model = _net()
+    _runner(model, tmp_path)
+    (path,) = tmp_path.glob("net-*.onnx")
+    before = path.stat()
+    _runner(model, tmp_path)
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns, after.st_size) == (before.st_ino, before.st_mtime_ns, before.st_size)
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+_BUILD = """
+import sys, torch
+from torch import nn
+from vision.fast.onnx import cached_runner
+torch.manual_seed(0)
+net = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.Hardswish(), nn.Conv2d(8, 1, 1)).eval()
+axes = {"images": {0: "batch", 2: "height", 3: "width"}, "out": {0: "batch", 2: "height", 3: "width"}}
+runner = cached_runner(net, torch.rand(1, 3, 16, 16), name="net", dynamic_axes=axes, output_name="out",
+                       cache_dir=sys.argv[1], threads=1)
+x = torch.rand(1, 3, 12, 20)
+with torch.no_grad():
+    torch.testing.assert_close(runner(x), net(x), rtol=1e-4, atol=1e-5)
+print("ok")
+"""
+
+
+def test_processes_building_at_once_share_one_export(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    procs = [subprocess.Popen([sys.executable, "-c", _BUILD, str(tmp_path)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    assert all(out.strip() == "ok" for out, _ in outs)
+    assert len(list(tmp_path.glob("net-*.onnx"))) == 1
+    assert list(tmp_path.glob("*.tmp")) == [] and list(tmp_path.glob(".*.tmp")) == []

@@ -7,21 +7,28 @@ torch tensors so that it drops into a predictor in place of the ``nn.Module``.
 
 :func:`cached_runner` is what the predictors use on CPU: the export is written once under
 :func:`default_cache_dir`, named by a sha256 over the model's structure and weights (:func:`model_key`),
-so new weights (or a wider variant) get a new file and never a stale graph. Where the cache cannot be
-written (read-only home, sandbox) the model is exported to a temporary folder instead; nothing needs the
-network.
+so new weights (or a wider variant) get a new file and never a stale graph. The key covers the weights
+(every byte), the architecture (the module tree), the opset, the export settings, the torch version and
+the recipe (:data:`_CACHE_FORMAT`). A current file is never written again (not even its mtime changes
+within :data:`TOUCH_AFTER` seconds); a missing one is exported by one process at a time (an advisory
+``fcntl`` lock beside it, where the platform has one) into a temporary sibling renamed into place, so
+processes building predictors at once never read a partial file and export it once. Where the cache
+cannot be written (read-only home, sandbox) the model is exported to a temporary folder instead; nothing
+needs the network.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import importlib.util
 import logging
 import os
 import tempfile
+import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -43,11 +50,13 @@ __all__ = [
 _log = logging.getLogger(__name__)
 _CACHE_FORMAT = 1  # bump when the export recipe changes, so that older cached files are not reused
 KEEP_PER_NAME = 6  # cached exports kept per model name (most recently used first)
+TOUCH_AFTER = 3600.0  # a cached file's mtime (its last use, for pruning) is refreshed when older than this
+OPSET = 17
 
 
 def export_onnx(model: nn.Module, path: str | Path, example: torch.Tensor, *,
                 dynamic_axes: Mapping[str, Mapping[int, str]] | None = None, input_name: str = "images",
-                output_name: str = "logits", opset: int = 17) -> Path:
+                output_name: str = "logits", opset: int = OPSET) -> Path:
     """Export ``model`` (eval, fp32) traced on ``example`` to ``path``; returns the path.
 
     Default dynamic axes: batch and width of ``[N, 3, H, W]`` images, batch and time of ``[N, T, C]`` outputs.
@@ -128,17 +137,12 @@ def cached_runner(model: nn.Module, example: torch.Tensor, *, name: str,
     that is removed once the session holds the graph.
     """
     axes = {k: dict(v) for k, v in dynamic_axes.items()} if dynamic_axes is not None else None
-    key = model_key(model, tuple(example.shape[1:]), axes, output_name)
+    key = model_key(model, tuple(example.shape[1:]), axes, output_name, OPSET)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     target = folder / f"{name}-{key[:24]}.onnx"
-    if target.is_file():
-        try:
-            runner = OnnxRunner(target, providers=providers, threads=threads)
-            _touch(target)
-            return runner
-        # onnxruntime raises its own exception types for a truncated or foreign file: export it again below
-        except Exception as exc:  # noqa: BLE001
-            _log.warning("re-exporting unreadable cached ONNX model %s (%s)", target, exc)
+    runner = _load(target, providers, threads)
+    if runner is not None:
+        return runner
     export = copy.deepcopy(model).float().cpu().eval()
     if not _writable(folder):
         _log.info("ONNX cache %s is not writable; exporting to a temporary folder", folder)
@@ -146,10 +150,49 @@ def cached_runner(model: nn.Module, example: torch.Tensor, *, name: str,
             path = export_onnx(export, Path(scratch) / f"{name}.onnx", example.float().cpu(),
                                dynamic_axes=axes, output_name=output_name)
             return OnnxRunner(path, providers=providers, threads=threads)
-    with atomic_path(target) as tmp:  # concurrent processes never read a half-written file
-        export_onnx(export, tmp, example.float().cpu(), dynamic_axes=axes, output_name=output_name)
+    with _locked(folder / f".{target.name}.lock"):
+        runner = _load(target, providers, threads)  # another process may have exported it meanwhile
+        if runner is not None:
+            return runner
+        with atomic_path(target) as tmp:  # concurrent readers never see a half-written file
+            export_onnx(export, tmp, example.float().cpu(), dynamic_axes=axes, output_name=output_name)
     _prune(folder, name, keep=KEEP_PER_NAME)
     return OnnxRunner(target, providers=providers, threads=threads)
+
+
+def _load(target: Path, providers: Sequence[str] | None, threads: int | None) -> OnnxRunner | None:
+    """A session over the cached ``target``, or ``None`` when it is missing or unreadable."""
+    if not target.is_file():
+        return None
+    try:
+        runner = OnnxRunner(target, providers=providers, threads=threads)
+    # onnxruntime raises its own exception types for a truncated or foreign file: exported again by the caller
+    except Exception as exc:  # noqa: BLE001
+        _log.warning("re-exporting unreadable cached ONNX model %s (%s)", target, exc)
+        return None
+    _touch(target)
+    return runner
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` (made when missing) while the block runs; no lock where
+    ``fcntl`` is missing (the atomic rename alone keeps readers safe there: the export may run twice)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _writable(folder: Path) -> bool:
@@ -162,9 +205,11 @@ def _writable(folder: Path) -> bool:
 
 
 def _touch(path: Path) -> None:
-    """Mark a cached file as just used (its mtime orders :func:`_prune`); a read-only cache is fine."""
+    """Mark a cached file as used (its mtime orders :func:`_prune`) when its mark is older than
+    :data:`TOUCH_AFTER`: a file in steady use is not written at all; a read-only cache is fine."""
     try:
-        os.utime(path)
+        if time.time() - path.stat().st_mtime > TOUCH_AFTER:
+            os.utime(path)
     except OSError:
         pass
 

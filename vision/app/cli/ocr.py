@@ -20,14 +20,22 @@ inputs whose output exists. A file that cannot be read (damaged, or over a limit
 than ``--pdf-timeout`` to render is stopped in its worker process) is reported on stderr and skipped; the
 exit code is 1 when any input failed, else 0.
 
-``--jobs N`` reads N files at once, each lane with its own predictor and 1/N of the threads: small models
-use two cores better as two single-thread lanes than as one two-thread one (1.3-1.4x pages/s for 20 FUNSD
-pages on our 2-core CPU). Stdout keeps the inputs' order.
+File inputs go through the bulk engine (:mod:`vision.app.cli._ocr_bulk`, :mod:`vision.pipelines.ocr.bulk`):
+one predictor runs the models on pages of several files at once. On a GPU, ``--jobs N`` worker processes
+read files (decode, render PDFs) and finish them (layout, the format's writer, the atomic write) for it
+(default: one per spare core, up to 8). On the CPU the models take the cores: by default (``--jobs 0``)
+everything runs in this process, reading in a thread (``--jobs 1``: one worker process reads and finishes);
+``--jobs N`` with N >= 2 and output files runs N processes, each with its own predictor, 1/N of the threads and every N-th file (small models use
+two cores better as two single-thread predictors than as one two-thread one); to stdout, N worker processes. ``--engine ray`` and
+``--devices cuda:0,cuda:1`` spread the files over Ray actors or one process per GPU
+(:mod:`vision.app.cli._ocr_engines`). Stdin is read by one predictor in this process. Stdout keeps the
+inputs' order.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import queue
 import sys
@@ -45,6 +53,8 @@ from vision.app.cli._common import (
     ocr_predictor_from_args,
     scan_inputs,
 )
+from vision.app.cli._ocr_bulk import cpu_lanes, default_jobs, is_file_job, run_bulk
+from vision.app.cli._ocr_engines import add_engine_arguments
 from vision.app.cli._ocr_io import (
     STDIO,
     add_io_arguments,
@@ -131,10 +141,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-j",
         "--jobs",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="files read at once, each by its own predictor with 1/N of the threads (default 1)",
+        help="GPU: worker processes that read files and write outputs for the predictor (default: one per "
+        "spare core, up to 8); CPU: N predictor processes with 1/N of the threads each (default 1)",
     )
+    add_engine_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_io_arguments(parser)
     add_limit_arguments(parser)
@@ -213,11 +225,20 @@ def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tu
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
+    return finish_job(job, doc, data, args, getattr(pages, "visible", None))
+
+
+def finish_job(job: Job, doc: Document, data: bytes | None, args: argparse.Namespace,
+               redo: dict | None = None) -> tuple[int, str | bytes | None]:
+    """Report ``doc``'s page warnings and write its output (``data``: the input's bytes, read again when
+    ``None`` and the format needs them; ``redo``: ``--redo-ocr``'s pages and their visible text, see
+    :func:`~vision.app.cli._ocr_io.pdf_bytes`); returns its page count and, for stdout, its text."""
     for page in doc.pages:  # e.g. text in a script no shipped recognizer reads
         for warning in page.warnings:
             print(f"warning: {job.source} page {page.page_idx + 1}: {warning}", file=sys.stderr)
     if args.format == "pdf":
-        pdf = pdf_bytes(data, doc, args, str(job.source), getattr(pages, "visible", None))
+        pdf = pdf_bytes(data if data is not None else read_input(job.source, args), doc, args, str(job.source),
+                        redo)
         if job.output is None:
             return len(doc.pages), pdf
         write_atomically(job.output, pdf)
@@ -269,14 +290,26 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         if not problems:
             print("error: no image or PDF files found in the inputs", file=sys.stderr)
         return 1
-    if args.jobs < 1:
-        print("error: --jobs must be at least 1", file=sys.stderr)
+    if args.jobs is not None and args.jobs < 0:
+        print("error: --jobs must be 0 or more", file=sys.stderr)
         return 2
+    failed = len(problems)
+    if predictor is None and cpu_lanes(args, jobs):  # --jobs N on the CPU: N predictors, 1/N of the cores each
+        args = copy.copy(args)
+        args.replicas, args.jobs = args.jobs, 0
+    spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
+    if getattr(args, "engine", "local") == "ray" or spread:
+        from vision.app.cli._ocr_engines import run_engine
+
+        return run_engine(args, jobs, failed)
+    bulk = not getattr(args, "redo_ocr", False)  # --redo-ocr reads each PDF twice (layer stripped, visible text kept): lanes
+    if bulk and (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
+        return _run_bulk(args, jobs, predictor, failed)
     import torch
 
     threads = torch.get_num_threads()
     n = (
-        1 if predictor is not None else min(args.jobs, len(jobs))
+        1 if predictor is not None else min(args.jobs or 1, len(jobs))
     )  # an embedding application's predictor: alone
     lanes: queue.SimpleQueue = queue.SimpleQueue()
     try:
@@ -285,7 +318,6 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     except BaseException:
         torch.set_num_threads(threads)
         raise
-    failed = len(problems)
     bar = tqdm(total=len(jobs), unit="file", desc="ocr", file=sys.stderr, disable=args.no_progress or None)
     pages = 0
     pool = ThreadPoolExecutor(n, thread_name_prefix="ocr")
@@ -312,3 +344,15 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         bar.close()
         torch.set_num_threads(threads)
     return 1 if failed else 0
+
+
+def _run_bulk(args: argparse.Namespace, jobs: list[Job], predictor: Any, failed: int) -> int:
+    """Every file input through the bulk engine (:mod:`vision.app.cli._ocr_bulk`)."""
+    predictor = predictor if predictor is not None else build_predictor(args)
+    workers = args.jobs if args.jobs is not None else default_jobs(args.device)
+    bar = tqdm(total=len(jobs), unit="file", desc="ocr", file=sys.stderr, disable=args.no_progress or None)
+    try:
+        _, errors = run_bulk(args, jobs, predictor, bar, min(workers, len(jobs)))
+    finally:
+        bar.close()
+    return 1 if failed + errors else 0

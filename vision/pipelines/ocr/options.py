@@ -42,8 +42,11 @@ class OCROptions:
         det_arch, reco_arch: registered architectures (``None``: the registry defaults).
         det_weights, reco_weights: ``"default"`` (shipped), a safetensors path, or ``None`` (random, tests).
         device: ``"cpu"``, ``"cuda"``, ... (``None``: CUDA when available).
-        dtype: model dtype (``None``: float32).
-        det_batch_size: pages per detection forward pass.
+        dtype: model dtype (``None``: bfloat16 on CUDA, float32 elsewhere).
+        compile: ``torch.compile`` both models (``None``: on CUDA; static, bucketed shapes, see
+            :mod:`vision.predictors.detection.predictor` and :mod:`vision.predictors.recognition.predictor`).
+        det_batch_size: pages per detection forward pass (sizes left at their defaults become
+            ``GPU_SIZES`` of :mod:`vision.pipelines.ocr.predictor` on CUDA: 16, 1024 and 64).
         det_input_shapes: static ``(height, width)`` detector inputs (``None``: the predictor's, 1024 px).
         reco_batch_size: crops per recognition forward pass.
         pages_per_batch: pages that go through the stages together (bounds memory on long documents).
@@ -73,6 +76,7 @@ class OCROptions:
     reco_weights: str | None = "default"
     device: str | None = None
     dtype: torch.dtype | None = None
+    compile: bool | None = None
     det_batch_size: int = 4
     det_input_shapes: tuple[tuple[int, int], ...] | None = None
     reco_batch_size: int = 256
@@ -148,12 +152,17 @@ def parse_weights(text: str | None) -> str | None:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device`` and ``-l/--lang``."""
+    """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device``,
+    ``--precision``, ``--compile`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
     parser.add_argument("--reco-weights", default="default", help="'default', a safetensors file, or 'random'")
     parser.add_argument("--device", default=None, help="cpu, cuda, ... (default: CUDA when available)")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default=None,
+                        help="model precision (default: bf16 on CUDA, fp32 elsewhere)")
+    parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
+                        help="torch.compile the models (default: on CUDA)")
     parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
@@ -171,5 +180,18 @@ def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROpti
         reco_weights=parse_weights(args.reco_weights),
         device=args.device,
         **({"lang": args.lang} if getattr(args, "lang", None) else {}),
+        **_speed(args),
         **changes,
     )
+
+
+def _speed(args: Any) -> dict[str, Any]:
+    """``dtype``/``compile`` of the ``--precision``/``--compile`` flags, when given."""
+    import torch
+
+    out: dict[str, Any] = {}
+    if getattr(args, "precision", None):
+        out["dtype"] = torch.bfloat16 if args.precision == "bf16" else torch.float32
+    if getattr(args, "compile", None) is not None:
+        out["compile"] = args.compile
+    return out

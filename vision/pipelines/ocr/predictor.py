@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import torch
 
@@ -70,6 +70,21 @@ class OCRPredictor:
         for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
             pages.extend(self.pipeline(batch))
         return Document(pages=pages, source=getattr(doc, "source", None))
+
+    def map(self, inputs: Iterable[Any], *, workers: int = 0, read: Callable | None = None,
+            finish: Callable | None = None, ahead: int | None = None, post: str | None = None,
+            errors: str = "raise") -> Iterator[Any]:
+        """OCR many documents: yields one :class:`Document` (or ``finish(item, document)``) per input, in
+        input order, streaming (:func:`vision.pipelines.ocr.bulk.bulk_map`: reading and post-processing in
+        ``workers`` processes, the models here on batches of pages taken across documents).
+
+        ``inputs``: file paths, ``DocumentFile`` objects, lists of ``PageImage`` objects or numpy pages.
+        ``errors="return"`` yields a failed document's exception in its place instead of raising it.
+        """
+        from vision.pipelines.ocr.bulk import bulk_map
+
+        return bulk_map(self, inputs, workers=workers, read=read, finish=finish, ahead=ahead,
+                        post=post, errors=errors)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"OCRPredictor({self.pipeline!r})"
@@ -188,11 +203,38 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
-    if options.structure.kinds or options.structure.tables:
+    if options.structure.kinds or options.structure.tables or options.structure.figures:
         from vision.pipelines.ocr.structure import StructureStage
 
-        stages.append(("structure", StructureStage(options.structure)))
+        stages.append(("structure", StructureStage(options.structure, layout_regions=options.layout.regions)))
     return Pipeline(stages)
+
+
+def gpu_defaults(options: OCROptions) -> tuple[torch.dtype, bool]:
+    """The dtype and ``compile`` the models are built with: the options' own, else bfloat16 + compile on
+    CUDA (the fastest settings whose words agree with fp32: ``docs/benchmarks.md``) and float32 eager
+    (onnxruntime) elsewhere. ``onnx=True`` keeps float32 eager exports."""
+    from vision.predictors._device import pick_device
+
+    cuda = pick_device(options.device).type == "cuda" and not options.onnx
+    dtype = options.dtype or (torch.bfloat16 if cuda else torch.float32)
+    return dtype, cuda if options.compile is None else options.compile
+
+
+GPU_SIZES = {"det_batch_size": 16, "reco_batch_size": 1024, "pages_per_batch": 64}
+"""Batch sizes on CUDA where the options leave the CPU defaults (``benchmarks/gpu_throughput.py``'s)."""
+
+
+def gpu_sizes(options: OCROptions) -> OCROptions:
+    """``options`` with :data:`GPU_SIZES` for the sizes left at their (CPU) defaults, on CUDA."""
+    from dataclasses import fields
+
+    from vision.predictors._device import pick_device
+
+    if pick_device(options.device).type != "cuda":
+        return options
+    defaults = {f.name: f.default for f in fields(OCROptions) if f.name in GPU_SIZES}
+    return replace(options, **{k: v for k, v in GPU_SIZES.items() if getattr(options, k) == defaults[k]})
 
 
 def ocr_predictor(
@@ -221,17 +263,20 @@ def ocr_predictor(
         vision.errors.WeightsError: when the default weights are not installed.
     """
     options = options_with(options, det_arch=det_arch, reco_arch=reco_arch, **settings)
+    options = gpu_sizes(options)
     o = options
+    dtype, compile = gpu_defaults(o)
     if det_predictor is None:
         from vision.predictors.detection.predictor import detection_predictor
 
         det_predictor = detection_predictor(
-            o.det_arch, weights=o.det_weights, device=o.device, dtype=o.dtype, batch_size=o.det_batch_size,
-            assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes)
+            o.det_arch, weights=o.det_weights, device=o.device, dtype=dtype, batch_size=o.det_batch_size,
+            assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes,
+            compile=compile)
     if reco_predictor is None:
         from vision.predictors.recognition.predictor import recognition_predictor
 
         reco_predictor = recognition_predictor(
-            o.reco_arch, weights=o.reco_weights, device=o.device, dtype=o.dtype, batch_size=o.reco_batch_size,
-            onnx=o.onnx, lang=o.lang)
+            o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
+            onnx=o.onnx, lang=o.lang, compile=compile)
     return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)

@@ -3,7 +3,9 @@
 Pre-processing keeps the aspect ratio: each page is resized to fit the one of :data:`INPUT_SHAPES` whose
 aspect ratio is closest to its own, and padded with white at the right and bottom. Five static shapes
 (1024x1024, 1024x768, 768x1024, 1024x512, 512x1024, H x W) mean ``torch.compile`` builds at most five
-graphs (per batch size) instead of one per page size. Post-processing is :func:`vision.ops.db_postprocess`.
+graphs instead of one per page size; on CUDA (and when compiled) batches are padded to a power of two of
+pages (:func:`padded_rows`), so the model sees a bounded set of shapes whatever the pages (cuDNN picks
+kernels once per shape). Post-processing is :func:`vision.ops.db_postprocess`.
 
 Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the CPU default) or ``"device"`` (the
 CUDA default): the page's bytes are copied to the device once and resized there by
@@ -39,6 +41,7 @@ __all__ = [
     "pick_shape",
     "fit_page",
     "ONNX_AXES",
+    "padded_rows",
 ]
 
 INPUT_SHAPES: tuple[tuple[int, int], ...] = ((1024, 1024), (1024, 768), (768, 1024), (1024, 512), (512, 1024))
@@ -130,6 +133,9 @@ class DetectionPredictor:
         resize: ``"host"`` (OpenCV) or ``"device"`` (on ``device``, see the module docstring); ``None``:
             ``"device"`` on CUDA, ``"host"`` elsewhere.
         channels_last: feed ``model`` NHWC inputs (a model stored channels-last, :mod:`vision.fast.memory_format`).
+        pad_batches: pad every batch to a power of two of pages (:func:`padded_rows`, repeating its last
+            page) with the batch dimension marked dynamic, so the model sees a few row counts per input
+            shape (cuDNN plans) and one compiled graph per shape; ``None``: on CUDA.
     """
 
     def __init__(
@@ -146,6 +152,7 @@ class DetectionPredictor:
         shapes: Sequence[tuple[int, int]] = INPUT_SHAPES,
         resize: str | None = None,
         channels_last: bool = False,
+        pad_batches: bool | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -153,6 +160,7 @@ class DetectionPredictor:
         if resize not in ("host", "device"):
             raise ValueError(f"resize must be 'host' or 'device', got {resize!r}")
         self.resize, self.channels_last = resize, channels_last
+        self.pad_batches = torch.device(device).type == "cuda" if pad_batches is None else pad_batches
         self.model, self.device, self.dtype = model, torch.device(device), dtype
         self.batch_size, self.straight, self.params, self.shapes = batch_size, straight, params, tuple(shapes)
         self._mean = torch.tensor(mean, device=device).view(1, 3, 1, 1) * 255
@@ -187,7 +195,16 @@ class DetectionPredictor:
         From a GPU the maps come back in one copy into pinned memory (DMA straight into the array, no
         staging copy by the host); the host waits once per batch.
         """
-        (prob,) = to_host(torch.as_tensor(self.model(self.preprocess(canvases)))[:, 0].float())
+        n = len(canvases)
+        rows = padded_rows(n, self.batch_size) if self.pad_batches else n
+        if rows > n:  # a few row counts per input shape (see pad_batches)
+            pad = [canvases[-1:]] * (rows - n)
+            canvases = (np.concatenate([canvases, *pad]) if isinstance(canvases, np.ndarray)
+                        else torch.cat([canvases, *pad]))
+        x = self.preprocess(canvases)
+        if self.pad_batches:
+            torch._dynamo.maybe_mark_dynamic(x, 0)  # compiled: one graph per input shape, any row count
+        (prob,) = to_host(torch.as_tensor(self.model(x))[:n, 0].float())
         return prob
 
     def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage]) -> list[DetectionResult]:
@@ -227,6 +244,13 @@ class DetectionPredictor:
         return out, sizes
 
 
+def padded_rows(n: int, batch_size: int) -> int:
+    """Rows a batch of ``n`` pages is padded to: the next power of two, at least a quarter of ``batch_size``
+    (rounded up to a power of two), at most ``batch_size``: three row counts per shape for a batch size of 16."""
+    floor = 1 << max(0, (max(1, batch_size // 4) - 1).bit_length())
+    return min(batch_size, max(n, floor, 1 << max(0, (n - 1).bit_length())))
+
+
 ONNX_AXES = {"images": {0: "batch", 2: "height", 3: "width"}, "prob": {0: "batch", 2: "height", 3: "width"}}
 """Dynamic axes of the detector's ONNX export: any batch and any page size (multiples of 32)."""
 
@@ -244,6 +268,7 @@ def detection_predictor(
     resize: str | None = None,
     channels_last: bool | None = None,
     shapes: Sequence[tuple[int, int]] | None = None,
+    compile: bool = False,
 ) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
@@ -263,6 +288,8 @@ def detection_predictor(
         channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.memory_format`); ``None``: on CUDA.
         shapes: the static ``(height, width)`` inputs pages are fitted into (``None``: :data:`INPUT_SHAPES`;
             smaller inputs are faster and coarser).
+        compile: ``torch.compile`` the model (batches padded, batch dimension dynamic: one graph per input
+            shape, see ``pad_batches``).
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)
@@ -278,11 +305,11 @@ def detection_predictor(
         params = DBOptions(**recorded)
     prob = DBProbability(model).eval()
     runner, nhwc = None, False
-    if wants_onnx(onnx, dev, dtype):
+    if wants_onnx(onnx, dev, dtype, compile=compile):
         runner = onnx_runner(prob, torch.zeros(1, 3, 256, 256), name=arch, device=dev, required=bool(onnx),
                              threads=torch.get_num_threads(), dynamic_axes=ONNX_AXES, output_name="prob")
     if runner is None:
-        prob, nhwc = place(prob, dev, dtype, channels_last=channels_last)
+        prob, nhwc = place(prob, dev, dtype, channels_last=channels_last, compile=compile)
     return DetectionPredictor(
         runner if runner is not None else prob,
         mean=model.config.mean,
@@ -295,5 +322,6 @@ def detection_predictor(
         resize=resize,
         channels_last=nhwc,
         shapes=tuple(shapes) if shapes else INPUT_SHAPES,
+        pad_batches=True if compile else None,
     )
 

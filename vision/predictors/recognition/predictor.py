@@ -348,9 +348,10 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         device: ``"cpu"``, ``"cuda"``...; default cuda when available.
         dtype: ``torch.float32`` (default) or ``torch.bfloat16`` (see ``vision.fast.precision``).
         batch_size: crops per forward pass (within one width bucket).
-        compile: wrap the model with ``torch.compile`` (``vision.fast.compile``); batches are then padded to
-            a power of two of rows (``min_rows`` to ``batch_size``) with a dynamic batch dimension
-            (:func:`.preprocess.pad_rows`), so each width bucket is one graph.
+        compile: wrap the model with ``torch.compile`` (``vision.fast.compile``). Compiled and CUDA models
+            get batches padded to a power of two of rows (``min_rows`` to ``batch_size``) with a dynamic
+            batch dimension (:func:`.preprocess.pad_rows`, option ``pad_batches``), so each width bucket is
+            one graph and cuDNN picks kernels for a bounded set of shapes, whatever the crops.
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights; about 3x faster than eager PyTorch on our 2-core CPU, measured by
             ``benchmarks/recognition.py``). ``None``: on CPU in float32 without ``compile`` when onnxruntime
@@ -391,6 +392,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
                                         lanes=n_lanes, **options)
     model, _ = place(model, dev, dtype, channels_last=channels_last, compile=compile)
-    if compile:
-        options.setdefault("pad_batches", True)
+    # Bounded shapes wherever kernels are picked per shape (cuDNN plans on CUDA, graphs when compiled):
+    # every batch, the wide/tall crops' included, is one of 6 widths x 2 row counts (see pad_rows).
+    options.setdefault("pad_batches", compile or dev.type == "cuda")
     return RecognitionPredictor(model, arch=arch, device=dev, dtype=dtype, batch_size=batch_size, **options)

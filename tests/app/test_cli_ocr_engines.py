@@ -1,0 +1,84 @@
+"""``vision ocr --engine ray`` on a local Ray instance (CPU) and ``--devices``/``--replicas`` (one process per
+replica): the files the local engine writes, a damaged file reported while the run goes on, ``--resume``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.app.cli import main
+
+FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+def _page(path: Path, lines: list[str], size: int) -> None:
+    image = Image.new("RGB", (420, 60 + 34 * len(lines)), "white")
+    draw = ImageDraw.Draw(image)
+    for k, line in enumerate(lines):
+        draw.text((24, 24 + 34 * k), line, fill="black", font=ImageFont.truetype(FONT, size))
+    image.save(path)
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "in"
+    root.mkdir()
+    _page(root / "a.png", ["Invoice number 1042", "Total due 38.50"], 22)
+    _page(root / "b.png", ["Quarterly report"], 26)
+    _page(root / "c.png", ["Phone (919) 555 0100", "Street address", "Approved"], 20)
+    (root / "d.png").write_bytes(b"\x89PNG\r\n\x1a\n damaged")
+    return root
+
+
+def _outputs(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
+
+
+def test_ray_engine_writes_what_the_local_engine_writes(corpus: Path, tmp_path: Path, capsys) -> None:
+    ray = pytest.importorskip("ray")
+    assert main(["ocr", str(corpus), "-o", str(tmp_path / "local"), "--no-progress"]) == 1
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        out = tmp_path / "ray"
+        assert main(["ocr", str(corpus), "-o", str(out), "--engine", "ray", "--no-progress"]) == 1
+        err = capsys.readouterr().err
+        assert "d.png" in err and "error:" in err
+        assert _outputs(out) == _outputs(tmp_path / "local")
+        assert sorted(_outputs(out)) == ["a.png.txt", "b.png.txt", "c.png.txt"]
+        (out / "b.png.txt").unlink()
+        before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+        assert main(["ocr", str(corpus), "-o", str(out), "--engine", "ray", "--resume", "--no-progress"]) == 1
+        assert "2 input(s) already have their output" in capsys.readouterr().err
+        assert {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.name in before} == before
+        assert _outputs(out) == _outputs(tmp_path / "local")
+    finally:
+        ray.shutdown()
+
+
+def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: Path, capsys) -> None:
+    """``--devices cpu --replicas 2``: two processes, each with its own predictor and every other file."""
+    assert main(["ocr", str(corpus), "-o", str(tmp_path / "one"), "--no-progress"]) == 1
+    capsys.readouterr()
+    out = tmp_path / "two"
+    assert main(["ocr", str(corpus), "-o", str(out), "--devices", "cpu", "--replicas", "2", "--no-progress"]) == 1
+    assert "d.png" in capsys.readouterr().err
+    assert _outputs(out) == _outputs(tmp_path / "one")
+
+
+def test_jobs_on_the_cpu_mean_predictor_processes_for_output_files() -> None:
+    import argparse
+
+    from vision.app.cli._ocr_bulk import cpu_lanes
+    from vision.app.cli.ocr import Job
+
+    def args(**kw):
+        return argparse.Namespace(**{"jobs": None, "engine": "local", "devices": None, "device": "cpu", **kw})
+
+    files = [Job(Path("a.png"), Path("o/a.png.txt")), Job(Path("b.png"), Path("o/b.png.txt"))]
+    assert cpu_lanes(args(jobs=2), files)
+    assert not cpu_lanes(args(jobs=1), files) and not cpu_lanes(args(), files)
+    assert not cpu_lanes(args(jobs=2), [Job(Path("a.png"), None)])  # stdout: worker processes instead
+    assert not cpu_lanes(args(jobs=2, device="cuda"), files)
+    assert not cpu_lanes(args(jobs=2, engine="ray"), files)

@@ -1,0 +1,151 @@
+"""``vision ocr --engine ray`` and ``vision ocr --devices cuda:0,cuda:1``: files spread over several model replicas.
+
+``--engine ray`` (:mod:`vision.pipelines.ocr.ray_engine`): read/render tasks on CPUs, OCR in a Ray actor pool
+(one GPU per actor when the cluster has GPUs), each document written atomically by the driver as soon as its
+last page arrives. ``--devices`` (no Ray): one process per device, each running the bulk engine
+(:mod:`vision.pipelines.ocr.bulk`) on every N-th file; ``--replicas N`` starts N such processes per device
+(as ``benchmarks/gpu_throughput.py --workers N`` does: host work of N processes keeps one GPU busy). Both need ``-o`` (outputs are files), report a
+failed file and go on, and honour ``--resume`` (inputs with an output are dropped before the run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import multiprocessing as mp
+import sys
+from functools import partial
+from typing import Any
+
+from tqdm import tqdm
+
+__all__ = ["add_engine_arguments", "run_engine"]
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("several model replicas")
+    group.add_argument("--engine", choices=("local", "ray"), default="local",
+                       help="local (this machine: the bulk engine) or ray (a Ray cluster: RAY_ADDRESS, else a "
+                       "local instance)")
+    group.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="--engine ray: OCR actors (default: the cluster's GPUs, else 1)")
+    group.add_argument("--devices", default=None, metavar="LIST",
+                       help="one model replica per device, e.g. cuda:0,cuda:1 (a process each, no Ray)")
+    group.add_argument("--replicas", type=int, default=1, metavar="N",
+                       help="model processes per device (--devices, else --device): each runs the whole "
+                       "pipeline on its share of the files, so host work spreads over N cores per GPU (1)")
+
+
+def build(args: argparse.Namespace, device: str | None = None) -> Any:
+    """The command's predictor (on ``device`` when given): what each actor or device process builds."""
+    from vision.app.cli.ocr import build_predictor
+
+    if device is not None:
+        args = copy.copy(args)
+        args.device = device
+    return build_predictor(args)
+
+
+def run_engine(args: argparse.Namespace, jobs: list[Any], failed: int) -> int:
+    """Run ``jobs`` on Ray or on ``--devices``; returns the command's exit code."""
+    if any(job.output is None for job in jobs):
+        print("error: --engine ray and --devices write files: give -o DIR", file=sys.stderr)
+        return 2
+    bar = tqdm(total=len(jobs), unit="file", desc="ocr", file=sys.stderr, disable=args.no_progress or None)
+    try:
+        if getattr(args, "engine", "local") == "ray":
+            errors = _run_ray(args, jobs, bar)
+        else:
+            errors = _run_devices(args, jobs, bar)
+    finally:
+        bar.close()
+    return 1 if failed + errors else 0
+
+
+def _report(bar: Any, source: Any, error: str | None) -> int:
+    if error:
+        bar.write(f"error: {error}", file=sys.stderr)
+    bar.update(1)
+    return 1 if error else 0
+
+
+def _run_ray(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
+    from vision.app.cli._ocr_bulk import Reader
+    from vision.pipelines.ocr.ray_engine import run_ray
+
+    errors = 0
+    results = run_ray(jobs, read=Reader(args), factory=partial(build, args),
+                      finish=partial(_finish_quiet, args=args), workers=args.workers,
+                      pages_per_batch=16, progress=False)
+    for job, error in results:
+        errors += _report(bar, job.source, error)
+    return errors
+
+
+def _finish_quiet(job: Any, doc: Any, *, args: argparse.Namespace) -> None:
+    from vision.app.cli.ocr import finish_job
+
+    finish_job(job, doc, None, args)
+
+
+def _device_worker(args: argparse.Namespace, device: str, jobs: list[Any], workers: int, events: Any) -> None:
+    """One device's process: the bulk engine over its share of the files; one event per file."""
+    import cv2
+    import torch
+
+    from vision.app.cli._ocr_bulk import Finisher, Reader
+    from vision.errors import VisionError
+
+    torch.set_num_threads(args.threads)  # the host's cores shared by the device processes
+    cv2.setNumThreads(args.threads)
+    try:
+        predictor = build(args, device)
+    except Exception as exc:  # noqa: BLE001 - every file of this device fails, the others go on
+        for job in jobs:
+            events.put((str(job.source), f"{device}: cannot build the predictor ({exc})"))
+        return
+    results = predictor.map(jobs, workers=workers, read=Reader(args), finish=Finisher(args), errors="return")
+    for job, result in zip(jobs, results):
+        error = None
+        if isinstance(result, BaseException):
+            error = str(result) if isinstance(result, VisionError) else f"{job.source}: {result}"
+        events.put((str(job.source), error))
+
+
+def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
+    import os
+
+    import torch
+
+    named = [d.strip() for d in (args.devices or "").split(",") if d.strip()]
+    named = named or [args.device or ("cuda" if torch.cuda.is_available() else "cpu")]
+    devices = [d for d in named for _ in range(max(1, args.replicas))]
+    ctx = mp.get_context("spawn")
+    events = ctx.Queue()
+    spare = max(0, (os.cpu_count() or 2) - len(devices))
+    workers = args.jobs if args.jobs is not None else min(8, spare // len(devices))
+    shares = [jobs[k::len(devices)] for k in range(len(devices))]
+    args = copy.copy(args)
+    args.threads = max(1, (os.cpu_count() or 2) // len(devices))
+    procs = [ctx.Process(target=_device_worker, args=(args, d, share, workers, events), daemon=False)
+             for d, share in zip(devices, shares) if share]
+    for p in procs:
+        p.start()
+    errors, seen = 0, 0
+    try:
+        while seen < len(jobs):
+            try:
+                source, error = events.get(timeout=1.0)
+            except Exception:  # noqa: BLE001 - queue.Empty: check that the workers are alive
+                if not any(p.is_alive() for p in procs) and events.empty():
+                    break
+                continue
+            seen += 1
+            errors += _report(bar, source, error)
+    finally:
+        for p in procs:
+            p.join()
+    lost = len(jobs) - seen  # a device process that died: its files are not done
+    for _ in range(lost):
+        errors += _report(bar, None, "a device process ended before its files were done")
+    return errors

@@ -1,0 +1,181 @@
+"""Documents on Ray Data: ``vision ocr --engine ray`` for corpora beyond one process or one machine.
+
+::
+
+    from_items(documents)              one row per document (its index and the pickled input item)
+      -> flat_map(read_rows)           tasks, 1 CPU each: the caller's ``read(item)`` (decode, render PDFs);
+                                       one row per page (the pickled PageImage, text layer included), then
+                                       an "end" row with the page count, or one "error" row
+      -> map_batches(PageOCRActor)     ActorPoolStrategy(size=workers); 1 GPU per actor when the cluster has
+                                       GPUs, else 1 CPU; each actor builds its predictor once (factory) and
+                                       returns each page's JSON (no image)
+      -> iter_rows() on the driver     pages gathered per document; once its "end" row and all its pages are
+                                       in: ``finish(item, document)`` (the CLI writes the output atomically)
+
+As for video (:mod:`vision.pipelines.video.ray_engine`), writing on the driver keeps the pipeline streaming (no
+group-by barrier: results and progress arrive per document) and only the inputs must be readable by every
+node. A document that cannot be read, or whose pages fail in the models, is reported and the run goes on;
+``--resume`` is the caller's (inputs whose output exists are not submitted).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from vision.errors import VisionError
+from vision.structures import Document
+
+__all__ = ["PageOCRActor", "read_rows", "run_ray"]
+
+
+def _row(doc: int, kind: str, *, pos: int = -1, page: bytes = b"", count: int = 0, message: str = "") -> dict:
+    """Every row has the same columns (Arrow needs one schema); ``kind`` says which ones matter."""
+    return {"doc": doc, "kind": kind, "pos": pos, "page": page, "count": count, "message": message}
+
+
+def describe(item: Any, exc: BaseException) -> str:
+    """A one-line reason naming the input."""
+    if isinstance(exc, VisionError):
+        return str(exc)
+    return f"{getattr(item, 'source', item)}: {type(exc).__name__}: {exc}"
+
+
+def read_rows(row: dict[str, Any], read: Callable[[Any], Any]) -> Iterator[dict[str, Any]]:
+    """Ray ``flat_map`` body: one document's pages as rows, then an ``end`` row (or one ``error`` row)."""
+    doc = int(row["doc"])
+    item = pickle.loads(row["item"])
+    try:
+        pages = list(read(item))
+    except Exception as exc:  # noqa: BLE001 - a damaged or refused input becomes a row the driver reports
+        yield _row(doc, "error", message=describe(item, exc))
+        return
+    for pos, page in enumerate(pages):
+        yield _row(doc, "page", pos=pos, page=pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+    yield _row(doc, "end", count=len(pages))
+
+
+class PageOCRActor:
+    """Ray actor: builds the predictor once, then OCRs the page rows of each batch (other rows pass)."""
+
+    def __init__(self, factory: Callable[[], Callable]) -> None:
+        self.predictor = factory()
+
+    def _pages(self, pages: list[Any]) -> list[Any]:
+        """The OCR'd pages of ``pages`` (one call), or per page with failures as exceptions."""
+        try:
+            return list(self.predictor(pages).pages)
+        except Exception:  # noqa: BLE001 - find the page(s) at fault; the others are still read
+            out: list[Any] = []
+            for page in pages:
+                try:
+                    out.append(self.predictor([page]).pages[0])
+                except Exception as exc:  # noqa: BLE001
+                    out.append(exc)
+            return out
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        kinds = [str(k) for k in batch["kind"]]
+        rows = [i for i, kind in enumerate(kinds) if kind == "page"]
+        pages = [pickle.loads(batch["page"][i]) for i in rows]
+        done = self._pages(pages) if pages else []
+        result = np.full(len(kinds), "", dtype=object)
+        kind = np.array(kinds, dtype=object)
+        message = np.array([str(m) for m in batch["message"]], dtype=object)
+        for i, source, page in zip(rows, pages, done):
+            if isinstance(page, BaseException):
+                kind[i], message[i] = "error", describe(source, page)
+                continue
+            page.image = None  # the page stays here; only its OCR travels on
+            result[i] = Document(pages=[page]).to_json()
+        kept = {k: v for k, v in batch.items() if k not in ("page", "kind", "message")}
+        return {**kept, "kind": kind, "message": message, "result": result}
+
+
+def _resources(ray: Any) -> tuple[dict[str, float], int]:
+    gpus = int(ray.cluster_resources().get("GPU", 0))
+    return ({"num_gpus": 1.0}, gpus) if gpus >= 1 else ({"num_cpus": 1.0}, 1)
+
+
+def run_ray(
+    items: Sequence[Any],
+    *,
+    read: Callable[[Any], Any],
+    factory: Callable[[], Callable],
+    finish: Callable[[Any, Document], Any],
+    workers: int | None = None,
+    pages_per_batch: int = 16,
+    address: str | None = None,
+    progress: bool = True,
+    init_kwargs: dict[str, Any] | None = None,
+) -> Iterator[tuple[Any, str | None]]:
+    """OCR ``items`` on Ray; yields ``(item, error message or None)`` per document as it is finished.
+
+    Args:
+        items: the inputs (picklable), each read by ``read(item) -> pages`` in a Ray task.
+        read, factory, finish: picklable callables: pages of an item; the predictor (built once per actor);
+            what to do with a finished document (run on the driver; e.g. write it atomically).
+        workers: OCR actors (default: one per GPU of the cluster, else 1).
+        pages_per_batch: pages per actor call.
+        address: cluster to join when Ray is not initialised yet (``None``: ``RAY_ADDRESS`` or a local one).
+        progress: Ray Data's progress bars.
+        init_kwargs: more ``ray.init`` arguments (``num_cpus`` for a local instance).
+    """
+    import ray
+    import ray.data
+
+    if not items:
+        return
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, **(init_kwargs or {}))
+    try:
+        ray.data.DataContext.get_current().enable_progress_bars = progress
+        resources, default_workers = _resources(ray)
+        rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
+        ds = ray.data.from_items(rows, override_num_blocks=len(rows))
+        ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=1)
+        ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory}, batch_size=pages_per_batch,
+                            batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=workers or default_workers),
+                            **resources)
+        yield from _gather(ds.iter_rows(), items, finish)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], Any]) -> Iterator[tuple[Any, str | None]]:
+    """Collect each document's pages; finish a document once its page count and all its pages are in."""
+    pages: dict[int, dict[int, Any]] = {}
+    counts: dict[int, int] = {}
+    closed: set[int] = set()
+    for row in rows:
+        doc = int(row["doc"])
+        if doc in closed:
+            continue
+        kind = str(row["kind"])
+        if kind == "error":
+            closed.add(doc)
+            pages.pop(doc, None)
+            yield items[doc], str(row["message"])
+            continue
+        if kind == "page":
+            pages.setdefault(doc, {})[int(row["pos"])] = Document.from_json(row["result"]).pages[0]
+        else:
+            counts[doc] = int(row["count"])
+        if doc in counts and len(pages.get(doc, {})) == counts[doc]:
+            closed.add(doc)
+            got = pages.pop(doc, {})
+            ordered = [got[k] for k in sorted(got)]
+            document = Document(pages=ordered, source=ordered[0].source if ordered else None)
+            try:
+                finish(items[doc], document)
+            except Exception as exc:  # noqa: BLE001 - e.g. the output folder cannot be written
+                yield items[doc], describe(items[doc], exc)
+                continue
+            yield items[doc], None
+    for doc in sorted(set(range(len(items))) - closed):  # only when Ray lost rows: never a partial document
+        yield items[doc], describe(items[doc], VisionError(None, "the Ray pipeline ended before all pages arrived"))
