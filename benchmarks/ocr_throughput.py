@@ -234,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             paths = write_pages(sources, args.count, pages_dir, seed=0, processes=args.render_processes)
             report["render"] = {"pages": len(paths), "source_pages": len(sources),
                                 "seconds": round(time.perf_counter() - t, 1)}
+            print(f"[render] {json.dumps(report['render'])}", file=sys.stderr)
         steps = {
             "cli": lambda: [run_cli(pages_dir, scratch, args.device, extra, args.timeout) for extra in cli_variants],
             "harness": lambda: run_harness(args, scratch),
@@ -249,7 +250,10 @@ def main(argv: list[str] | None = None) -> int:
                 report[name] = step()
             except Exception as exc:  # noqa: BLE001 - one failed step does not lose the others
                 report[name] = {"error": f"{type(exc).__name__}: {exc}"}
-            print(f"[{name}] {time.perf_counter() - t:.1f} s", file=sys.stderr)
+            print(f"[{name}] {time.perf_counter() - t:.1f} s: {json.dumps(report[name])}", file=sys.stderr)
+            if args.out:  # a step at a time: a device call cut short keeps the steps it finished
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                args.out.write_text(json.dumps(report, indent=1) + "\n")
     finally:
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
