@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -31,7 +33,7 @@ from typing import Any
 
 import httpx
 import psutil
-from _service import REPO, SAMPLE, percentile, running_server
+from _service import REPO, SAMPLE, free_port, percentile, running_server
 
 sys.path.insert(0, str(REPO / "tests" / "security"))
 from bombs import gif_screen_bomb, pdf_forms_bomb, png16_bomb, tiff_pages_bomb
@@ -99,6 +101,63 @@ async def _health(base: str, stop_at: float, latencies: list[float], codes: Coun
                 codes[type(exc).__name__] += 1
             latencies.append(time.monotonic() - start)
             await asyncio.sleep(0.05)
+
+
+_PROBE = r"""
+import http.client, json, sys, time
+port, seconds = int(sys.argv[1]), float(sys.argv[2])
+lat, codes, conn = [], {}, None
+stop_at = time.monotonic() + seconds
+while time.monotonic() < stop_at:
+    start = time.monotonic()
+    try:
+        if conn is None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/healthz")
+        response = conn.getresponse()
+        response.read()
+        code = str(response.status)
+    except (OSError, http.client.HTTPException) as exc:
+        code, conn = type(exc).__name__, None
+    lat.append((start, time.monotonic() - start))
+    codes[code] = codes.get(code, 0) + 1
+    time.sleep(0.05)
+json.dump({"latencies": lat, "codes": codes}, sys.stdout)
+"""
+
+
+_CONTROL = r"""
+import asyncio, sys
+BODY = b'{"status":"ok"}'
+async def handle(reader, writer):
+    try:
+        while await reader.readline():
+            while (await reader.readline()) not in (b"\r\n", b""):
+                pass
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n" + BODY)
+            await writer.drain()
+    finally:
+        writer.close()
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", int(sys.argv[1]))
+    async with server:
+        await server.serve_forever()
+asyncio.run(main())
+"""
+
+
+def _start_control(port: int) -> subprocess.Popen:
+    """The machine's floor: a trivial asyncio HTTP responder (stdlib only, no OCR, nothing else to do) probed
+    the same way at the same time; what its probe sees is the scheduling delay of the loaded machine."""
+    return subprocess.Popen([sys.executable, "-c", _CONTROL, str(port)])
+
+
+def _start_prober(port: int, seconds: float) -> subprocess.Popen:
+    """``/healthz`` every 50 ms from a process of its own (as an orchestrator probes it: the attack's own
+    event loop, busy with 100 clients, would add its lag to the latency measured)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", _PROBE, str(port), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
 
 
 async def _anonymous(base: str, size: int, results: list[tuple[int | str, float, int]]) -> None:
@@ -191,6 +250,11 @@ async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, A
     slow_closed: list[float] = []
     slow = threading.Thread(target=_slow_clients, args=(port, args.slow, stop_at, slow_closed), daemon=True)
     slow.start()
+    prober = _start_prober(port, args.duration + 30)
+    control_port = free_port()
+    control = _start_control(control_port)
+    time.sleep(0.5)
+    control_prober = _start_prober(control_port, args.duration + 30)
     limits = httpx.Limits(max_connections=args.clients + 16)
     async with httpx.AsyncClient(timeout=args.duration + 120, limits=limits) as http:
         pdf20 = _digital_pdf(20)
@@ -212,7 +276,16 @@ async def _attack(args: argparse.Namespace, base: str, port: int) -> dict[str, A
         await asyncio.gather(*tasks)
         bomb_results = await asyncio.gather(*bomb_tasks)
     slow.join(5)
+    t0 = stop_at - args.duration
+    probed = json.loads(await asyncio.to_thread(lambda: prober.communicate()[0]))
+    controlled = json.loads(await asyncio.to_thread(lambda: control_prober.communicate()[0]))
+    control.terminate()
+    control.wait(10)
     return {
+        "probe_lat": [lat for _, lat in probed["latencies"]],
+        "probe_slow": [(round(t - t0, 2), round(lat * 1000)) for t, lat in probed["latencies"] if lat > 0.1],
+        "probe": Counter(probed["codes"]),
+        "control_lat": [lat for _, lat in controlled["latencies"]],
         "legit": legit,
         "health": health,
         "health_lat": health_lat,
@@ -226,8 +299,9 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
     fivexx = sum(n for code, n in raw["legit"].items() if isinstance(code, int) and code >= 500)
     fivexx += sum(1 for b in raw["bombs"] if b["status"] >= 500)
     fivexx += sum(n for code, n in raw["health"].items() if isinstance(code, int) and code >= 500)
+    fivexx += sum(n for code, n in raw["probe"].items() if code.isdigit() and int(code) >= 500)
     fivexx += sum(1 for status, _, _ in raw["anonymous"] if isinstance(status, int) and status >= 500)
-    p99 = percentile(raw["health_lat"], 99) * 1000
+    p99 = percentile(raw["probe_lat"], 99) * 1000
     bombs_ok = all(b["status"] in (413, 422) for b in raw["bombs"] if not b["input"].startswith("20pages"))
     heavy_ok = all(b["status"] in (200, 413, 503) for b in raw["bombs"] if b["input"].startswith("20pages"))
     anon_ok = all(
@@ -247,13 +321,23 @@ def _report(args: argparse.Namespace, raw: dict, monitor: Monitor, budget: int) 
         "duration_s": args.duration,
         "clients": args.clients,
         "weights": "random (light)" if args.light else "shipped",
+        "worker_nice": 10 if args.worker_nice is None else args.worker_nice,
         "memory_budget_bytes": budget,
         "peak_rss_bytes": monitor.peak,
         "pdf_workers_peak_rss_bytes": monitor.children_peak,
         "legit_status": {str(k): v for k, v in raw["legit"].items()},
         "health_status": {str(k): v for k, v in raw["health"].items()},
-        "healthz_p50_ms": round(percentile(raw["health_lat"], 50) * 1000, 1),
+        "healthz_p50_ms": round(percentile(raw["probe_lat"], 50) * 1000, 1),
         "healthz_p99_ms": round(p99, 1),
+        "healthz_max_ms": round(max(raw["probe_lat"], default=float("nan")) * 1000, 1),
+        "probe_status": dict(raw["probe"]),
+        "healthz_over_100ms": raw["probe_slow"],  # (seconds into the attack, ms)
+        "control_p50_ms": round(percentile(raw["control_lat"], 50) * 1000, 1),
+        "control_p99_ms": round(percentile(raw["control_lat"], 99) * 1000, 1),
+        "healthz_in_attack_loop_p50_ms": round(percentile(raw["health_lat"], 50) * 1000, 1),
+        "healthz_in_attack_loop_p99_ms": round(percentile(raw["health_lat"], 99) * 1000, 1),
+        "load_average_start": args.load_start,
+        "load_average_end": list(os.getloadavg()),
         "anonymous": [{"status": s, "seconds": round(t, 2), "bytes_sent": b} for s, t, b in raw["anonymous"]],
         "slow_clients": args.slow,
         "slow_closed": len(raw["slow_closed"]),
@@ -272,9 +356,15 @@ def main() -> int:
     parser.add_argument("--slow", type=int, default=200, help="slow-header connections")
     parser.add_argument("--light", action="store_true", help="random weights, 256 px detector (CPU)")
     parser.add_argument("--page", type=Path, default=SAMPLE)
+    parser.add_argument(
+        "--worker-nice", type=int, default=None, help="the server's worker_nice (default: its default, 10)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "attack.json")
     args = parser.parse_args()
+    args.load_start = list(os.getloadavg())
     config: dict[str, Any] = {"api_key": KEY}
+    if args.worker_nice is not None:
+        config["worker_nice"] = args.worker_nice
     if args.light:
         config["models"] = {
             "det_weights": "random",
@@ -298,12 +388,22 @@ def main() -> int:
     for key in (
         "machine",
         "weights",
+        "worker_nice",
         "peak_rss_bytes",
         "pdf_workers_peak_rss_bytes",
         "legit_status",
         "health_status",
+        "probe_status",
         "healthz_p50_ms",
         "healthz_p99_ms",
+        "healthz_max_ms",
+        "healthz_over_100ms",
+        "control_p50_ms",
+        "control_p99_ms",
+        "healthz_in_attack_loop_p50_ms",
+        "healthz_in_attack_loop_p99_ms",
+        "load_average_start",
+        "load_average_end",
         "slow_closed",
         "slow_closed_after_s_max",
         "five_xx",

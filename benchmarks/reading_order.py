@@ -12,6 +12,11 @@ version's source (it uses only ``build_blocks``, ``LayoutOptions`` and ``text_la
 
     python benchmarks/reading_order.py --pdf /path/elstest-5p.pdf ... --json out.json
 
+``--html N`` adds N article pages per column count (2 and 3) drawn by headless Chromium from generated
+HTML (:mod:`vision.training.synth.html_pages`: CSS columns, 3-8 mm gutters, headings, lists, display
+formulas, figures with captions, running head and folio), the truth being the DOM's order; the figures
+found on each page image (as the layout stage finds them) are passed to the layout as obstacles.
+
 PDFs used in docs/benchmarks.md: two-column templates of Debian's ``texlive-publishers-doc``
 (``apt-get download texlive-publishers-doc``; ``dpkg-deb -x``): elsarticle/elstest-5p.pdf,
 acmconf/acmconf.pdf, aiaa/template_basic.pdf, asmeconf/asmeconf-template.pdf,
@@ -38,11 +43,12 @@ from vision.structures import Word
 DPI = 150
 
 
-def _order_text(words: list[tuple[str, tuple[float, float, float, float]]], size: tuple[int, int]) -> str:
+def _order_text(words: list[tuple[str, tuple[float, float, float, float]]], size: tuple[int, int],
+                obstacles: np.ndarray | None = None) -> str:
     h, w = size
     objs = [Word(t, 1.0, b) for t, b in words]
     boxes = np.array([b for _, b in words], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
-    blocks = build_blocks(objs, boxes)
+    blocks = build_blocks(objs, boxes, obstacles=obstacles) if obstacles is not None else build_blocks(objs, boxes)
     return " ".join(wd.value for b in blocks for ln in b.lines for wd in ln.words)
 
 
@@ -83,6 +89,25 @@ def drawn_pages(columns: int, count: int) -> list[dict]:
     return pages
 
 
+def html_pages(columns: int, count: int, seed: int = 0) -> list[dict]:
+    """Article pages drawn by headless Chromium with ``columns`` CSS columns (gutters 3-8 mm), the DOM's
+    word boxes and order (:mod:`vision.training.synth.html_pages`)."""
+    from vision.pipelines.ocr.regions import find_regions
+    from vision.training.synth.html_pages import random_article, render_pages
+
+    rng = np.random.default_rng(seed + columns)
+    drawn = render_pages([random_article(rng, columns) for _ in range(count)], [columns] * count)
+    pages = []
+    for k, page in enumerate(drawn):
+        h, w = page.image.shape[:2]
+        words = [(t, (b[0] / w, b[1] / h, b[2] / w, b[3] / h)) for t, b, _ in page.words]
+        # figures as the layout stage finds them on the image (LayoutOptions.regions): they hold their column
+        regions = find_regions(page.image, np.array([b for _, b in words], dtype=np.float64).reshape(-1, 4))
+        obstacles = np.array([r.geometry for r in regions], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+        pages.append({"name": f"html-{columns}col-{seed}-{k}", "size": (h, w), "words": words, "obstacles": obstacles})
+    return pages
+
+
 def score(pages: list[dict]) -> dict:
     """Micro-averaged CER (order only) and seconds of layout over ``pages``."""
     dist = length = 0
@@ -91,7 +116,7 @@ def score(pages: list[dict]) -> dict:
     for p in pages:
         truth = " ".join(t for t, _ in p["words"])
         t0 = time.perf_counter()
-        pred = _order_text(p["words"], p["size"])
+        pred = _order_text(p["words"], p["size"], p.get("obstacles"))
         seconds += time.perf_counter() - t0
         d = Levenshtein.distance(pred, truth)
         dist, length = dist + d, length + len(truth)
@@ -105,6 +130,7 @@ def main() -> None:
     parser.add_argument("--pdf", type=Path, nargs="*", default=[], help="born-digital multi-column PDFs")
     parser.add_argument("--max-pages", type=int, default=4, help="pages per PDF (first N)")
     parser.add_argument("--drawn", type=int, default=10, help="drawn pages per column count (2 and 3)")
+    parser.add_argument("--html", type=int, default=0, help="Chromium-drawn article pages per column count (2 and 3)")
     parser.add_argument("--json", type=Path, default=None, help="write the report here")
     args = parser.parse_args()
     import vision
@@ -112,8 +138,10 @@ def main() -> None:
     report = {"machine": platform.node() + " " + platform.processor(), "vision": str(Path(vision.__file__).parent)}
     if args.pdf:
         report["pdf"] = score(pdf_pages(args.pdf, args.max_pages))
-    for cols in (2, 3):
+    for cols in (2, 3) if args.drawn else ():
         report[f"drawn_{cols}col"] = score(drawn_pages(cols, args.drawn))
+    for cols in (2, 3) if args.html else ():
+        report[f"html_{cols}col"] = score(html_pages(cols, args.html))
     print(f"{'set':<14} {'pages':>5} {'CER':>7} {'layout s/page':>14}")
     for key, r in report.items():
         if isinstance(r, dict):

@@ -3,7 +3,7 @@
 Both predictors share the same detection and recognition predictors; pages alternate between them (A, B,
 A, B, ...) so load on the machine hits both alike. Besides the whole pipeline, the ``layout`` and
 ``structure`` stages are timed on their own (wrapped timers). "Without" is the layout as it reads without
-structure: ``LayoutOptions(gutter_width=0)`` and ``StructureOptions(kinds=False, tables=False)``.
+structure: ``LayoutOptions(gutter_width=0, regions=False)`` and ``StructureOptions(kinds=False, tables=False, figures=False)``.
 
     python benchmarks/structure_cost.py --data ../shared/data/funsd_dev --pages 20 --json out.json
 """
@@ -39,8 +39,8 @@ class _Timed:
 
 def _build(base: Any, with_structure: bool) -> tuple[Any, dict[str, _Timed]]:
     kwargs = {} if with_structure else {
-        "layout": LayoutOptions(gutter_width=0),
-        "structure": StructureOptions(kinds=False, tables=False),
+        "layout": LayoutOptions(gutter_width=0, regions=False),
+        "structure": StructureOptions(kinds=False, tables=False, figures=False),
     }
     predictor = vision.ocr_predictor(
         det_predictor=base.pipeline["detect"].predictor, reco_predictor=base.pipeline["recognize"].predictor, **kwargs

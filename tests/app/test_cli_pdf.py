@@ -147,6 +147,81 @@ def test_redo_ocr_replaces_the_earlier_layer(tmp_path, predictor):
     assert _images(second.read_bytes()) == _images(source.read_bytes())
 
 
+def _stamp(pdf: pikepdf.Pdf, page: pikepdf.Page, text: str) -> bytes:
+    """Draw ``text`` visibly (Helvetica, 14 pt) near the bottom left of ``page``; returns the stream drawn."""
+    font = pdf.make_indirect(
+        pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)
+    )
+    resources = page.obj.Resources
+    if "/Font" not in resources:
+        resources.Font = pikepdf.Dictionary()
+    resources.Font.Stamp = font
+    drawn = f"q BT /Stamp 14 Tf 24 36 Td ({text}) Tj ET Q".encode()
+    page.contents_add(pdf.make_stream(drawn), prepend=False)
+    return drawn
+
+
+def _contents(data: bytes) -> list[bytes]:
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        out = []
+        for page in pdf.pages:
+            contents = page.obj.Contents
+            streams = contents if isinstance(contents, pikepdf.Array) else [contents]
+            out.append(b"\n".join(s.read_bytes() for s in streams))
+        return out
+
+
+def _shown(data: bytes, index: int) -> list[tuple[int, str]]:
+    """``(render mode, text)`` of each simple-font string the page's own content shows visibly (mode != 3)."""
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        mode, stack, shown = 0, [], []
+        for operands, operator in pikepdf.parse_content_stream(pdf.pages[index]):
+            op = str(operator)
+            if op == "q":
+                stack.append(mode)
+            elif op == "Q" and stack:
+                mode = stack.pop()
+            elif op == "Tr":
+                mode = int(operands[0])
+            elif op == "Tj" and mode != 3:
+                shown.append((mode, bytes(operands[0]).decode("latin-1")))
+        return shown
+
+
+def test_redo_ocr_on_mixed_content_replaces_only_the_ocr_layer(tmp_path, predictor):
+    """A scan OCR'd before that also shows born-digital text (a stamp), plus a born-digital page:
+    --redo-ocr replaces the invisible layer of the scan, keeps the stamp (visible, and not doubled by the
+    new layer), and leaves the born-digital page as it was."""
+    from fpdf import FPDF
+
+    source = tmp_path / "scan.pdf"
+    source.write_bytes(_scan())
+    ocrd = tmp_path / "ocrd.pdf"
+    assert _run([str(source), "-f", "pdf", "-o", str(ocrd)], predictor) == 0
+    born = FPDF(unit="pt", format=(700 * 72 / 120, 400 * 72 / 120))
+    born.add_page()
+    born.set_font("helvetica", size=13)
+    born.text(24, 40, "Born digital words")
+    mixed = tmp_path / "mixed.pdf"
+    with pikepdf.open(ocrd) as pdf, pikepdf.open(io.BytesIO(bytes(born.output()))) as other:
+        _stamp(pdf, pdf.pages[0], "Stamped Approved")
+        pdf.pages.append(other.pages[0])
+        pdf.save(mixed)
+    before = mixed.read_bytes()
+    assert _page_words(before) == [WORDS + ["Stamped", "Approved"], ["Born", "digital", "words"]]
+
+    out = tmp_path / "redone.pdf"
+    assert _run([str(mixed), "--redo-ocr", "-f", "pdf", "-o", str(out)], predictor) == 0
+    after = out.read_bytes()
+    words = _page_words(after)
+    assert sorted(words[0]) == sorted(WORDS + ["Stamped", "Approved"])  # the scan's words once, the stamp once
+    assert words[1] == ["Born", "digital", "words"]
+    assert _shown(after, 0) == [(0, "Stamped Approved")]  # the stamp, drawn visibly as before
+    assert _shown(before, 0)[-1] == (0, "Stamped Approved")
+    assert _contents(after)[1] == _contents(before)[1]  # the born-digital page is untouched
+    assert _images(after) == _images(source.read_bytes())
+
+
 def test_force_ocr_rasterises_born_digital_pages_and_pdfa_follows(tmp_path, predictor):
     from fpdf import FPDF
 

@@ -38,3 +38,25 @@ def test_a_tall_first_line_is_split_off_as_a_heading():
     block = _block(_line("Results", 0.3, h=0.016), *body)
     out = classify_blocks([block])
     assert [b.kind for b in out] == ["heading", "paragraph"] and len(out[1].lines) == 4
+
+
+def test_display_formulas_are_their_own_blocks_of_kind_formula():
+    from vision.pipelines.ocr.block_kinds import is_formula
+
+    assert is_formula("f(x) = a0 + ∑k ak cos(kx) (3)".split())
+    assert is_formula("E = m c 2".split()) and is_formula("α ≤ β + γ".split())
+    assert not is_formula("where x = 3 and the other sizes are given".split())
+    assert not is_formula("Date: 9/3/92".split()) and not is_formula("Total 12.5 (3)".split())
+    text = [_line("the first paragraph of the body text goes on", 0.3 + 0.015 * k) for k in range(3)]
+    formula = _line("y = a x + b (1)", 0.345, x=0.3)
+    after = [_line("and the paragraph goes on after the formula", 0.36 + 0.015 * k) for k in range(2)]
+    out = classify_blocks([_block(*text, formula, *after)])
+    assert [b.kind for b in out] == ["paragraph", "formula", "paragraph"]
+    assert out[1].render() == "y = a x + b (1)"
+
+
+def test_a_caption_ends_at_its_short_last_line():
+    caption = [_line("Figure 2. Sales by month in the", 0.3, x=0.1), _line("north.", 0.315, x=0.1)]
+    body = [_line("plain running text of the body goes on here", 0.33 + 0.015 * k) for k in range(3)]
+    out = classify_blocks([_block(*caption, *body)])
+    assert [b.kind for b in out] == ["caption", "paragraph"] and len(out[0].lines) == 2

@@ -157,3 +157,17 @@ def test_shaded_boxes_holding_words_are_not_figures():
         boxes.append((95 / 600, (y - 2) / 800, 485 / 600, (y + 16) / 800))
     assert find_regions(page, np.array(boxes)) == []
     assert len(find_regions(page, np.zeros((0, 4)))) == 1  # without its words it is a dark area
+
+
+def test_an_equation_number_joins_its_formula_line_and_text_keeps_its_block():
+    text = [b for k in range(3) for b in _line(100 + 30 * k, 50, 8)]  # a paragraph, 50..626 px wide
+    formula = [(200, 190, 230, 210), (240, 190, 260, 210), (270, 190, 300, 210)]  # "y = x" centred
+    number = [(580, 190, 620, 210)]  # "(1)" at the right edge, far from the formula
+    after = [b for k in range(2) for b in _line(220 + 30 * k, 50, 8)]
+    boxes = text + formula + number + after
+    words = _words(boxes)
+    for wd, t in zip(words[24:28], ["y", "=", "x", "(1)"]):
+        wd.value = t
+    blocks = build_blocks(words, np.array(boxes, dtype=np.float64))
+    lines = [ln.render() for b in blocks for ln in b.lines]
+    assert "y = x (1)" in lines

@@ -57,7 +57,7 @@ def test_form_page_markdown_and_switching_structure_off(ocr):
     plain = vision.ocr_predictor(
         det_predictor=ocr.pipeline["detect"].predictor,
         reco_predictor=ocr.pipeline["recognize"].predictor,
-        structure=StructureOptions(kinds=False, tables=False),
+        structure=StructureOptions(kinds=False, tables=False, figures=False),
     )
     assert "structure" not in plain.pipeline.names
     doc = plain([page.image])

@@ -21,7 +21,9 @@ _DOCTYPE = (
     '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
     '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
 )
-_CAPABILITIES = "ocr_page ocr_carea ocr_header ocr_footer ocr_table ocr_par ocr_line ocrx_word ocrp_wconf"
+_CAPABILITIES = (
+    "ocr_page ocr_carea ocr_header ocr_footer ocr_table ocr_image ocr_par ocr_line ocrx_word ocrp_wconf"
+)
 #: hOCR float classes for the block kinds that have one; every block also carries ``data-kind``.
 _AREA_CLASSES = {"page_header": "ocr_header", "page_footer": "ocr_footer", "table": "ocr_table"}
 
@@ -58,8 +60,13 @@ def _page(page: Page, number: int) -> ET.Element:
     if page.source:
         props.insert(0, f"image {_quoted(page.source)}")
     div = ET.Element("div", {"class": "ocr_page", "id": f"page_{number}", "title": "; ".join(props)})
-    for b, block in enumerate((blk for blk in page.blocks if _has_words(blk)), start=1):
-        div.append(_block(block, page, f"{number}_{b}"))
+    kept = (blk for blk in page.blocks if _has_words(blk) or (blk.kind == "figure" and blk.geometry is not None))
+    for b, block in enumerate(kept, start=1):
+        if _has_words(block):
+            div.append(_block(block, page, f"{number}_{b}"))
+        else:  # a figure: an image float, in reading order
+            attrs = {"class": "ocr_image", "id": f"block_{number}_{b}", "title": _bbox(block.geometry, page)}
+            ET.SubElement(div, "div", {**attrs, "data-kind": "figure"})
     return div
 
 

@@ -1,5 +1,7 @@
-"""HTML5 export: headings, paragraphs, lists, captions, footnotes and tables (with spans), page headers and
-footers left out; one ``<section class="page">`` per page. Same content as :mod:`vision.export.markdown`."""
+"""HTML5 export: headings, paragraphs, lists, captions, footnotes, tables (with spans), figures
+(``<figure id="figure-P-K" data-bbox="x0 y0 x1 y1">``, relative box, holding the caption that follows it
+as ``<figcaption>``) and display formulas (``<pre class="formula">``), page headers and footers left out;
+one ``<section class="page">`` per page. Same content as :mod:`vision.export.markdown`."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from html import escape
 from vision.structures.document import Block, Document, Page
 from vision.structures.table import Table
 
-__all__ = ["DROPPED_KINDS", "export_html", "page_html", "table_to_html"]
+__all__ = ["DROPPED_KINDS", "export_html", "figure_anchor", "page_html", "table_to_html"]
 
 #: Block kinds that exports of the reading text leave out (running heads, folios).
 DROPPED_KINDS = frozenset({"page_header", "page_footer"})
@@ -17,8 +19,13 @@ DROPPED_KINDS = frozenset({"page_header", "page_footer"})
 #: A list item's own bullet or enumerator (``•``, ``-``, ``3.``, ``(a)``), which list markup replaces.
 BULLET = re.compile(r"^([-*+\u2022\u00b7\u25aa\u25cf\u2013\u2014]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 
-_TAGS = {"title": "h1", "heading": "h2", "caption": "figcaption", "formula": "pre"}
+_TAGS = {"title": "h1", "heading": "h2", "caption": "figcaption"}
 _CLASSES = {"footnote": "footnote"}
+
+
+def figure_anchor(page: Page, number: int) -> str:
+    """The id of the ``number``-th figure (from 1) of ``page``: ``figure-P-K``, P the page index from 1."""
+    return f"figure-{page.page_idx + 1}-{number}"
 
 
 def block_text(block: Block) -> str:
@@ -52,8 +59,10 @@ def page_html(page: Page) -> list[str]:
     out: list[str] = []
     tables = iter(page.tables)
     in_list = False
-    for block in page.blocks:
-        if block.kind in DROPPED_KINDS:
+    figures = 0
+    held: Block | None = None  # a caption already written inside the figure above it
+    for k, block in enumerate(page.blocks):
+        if block.kind in DROPPED_KINDS or block is held:
             continue
         if block.kind == "list_item" and not in_list:
             out.append("<ul>")
@@ -66,7 +75,16 @@ def page_html(page: Page) -> list[str]:
             continue
         text = escape(block_text(block))
         if block.kind == "figure":
-            out.append(f"<figure>{text}</figure>")
+            figures += 1
+            box = " ".join(f"{v:.4f}" for v in block.geometry) if block.geometry is not None else ""
+            after = page.blocks[k + 1] if k + 1 < len(page.blocks) else None
+            caption = ""
+            if after is not None and after.kind == "caption":
+                held, caption = after, f"<figcaption>{escape(block_text(after))}</figcaption>"
+            inner = f"<p>{text}</p>" if text else ""
+            out.append(f'<figure id="{figure_anchor(page, figures)}" data-bbox="{box}">{inner}{caption}</figure>')
+        elif block.kind == "formula":
+            out.append(f'<pre class="formula">{text}</pre>')
         elif block.kind == "list_item":
             out.append(f"<li>{escape(BULLET.sub('', block_text(block)))}</li>")
         elif block.kind in _TAGS:

@@ -1,12 +1,15 @@
 """Markdown export (CommonMark + GFM pipe tables): titles and headings as ``#``/``##``, paragraphs, list
 items, captions in italics, tables as pipe tables, or as HTML tables where a cell spans (pipe tables cannot
-span); page headers and footers are left out, pages are separated by a thematic break (``---``)."""
+span), figures as image placeholders ``![caption](#figure-P-K)`` (the alt text is the figure's caption when
+one follows it; the link is the anchor of the figure in the HTML export), display formulas as fenced code
+(the OCR text of a formula is not TeX); page headers and footers are left out, pages are separated by a
+thematic break (``---``)."""
 
 from __future__ import annotations
 
 import re
 
-from vision.export.html import BULLET, DROPPED_KINDS, block_text, table_to_html
+from vision.export.html import BULLET, DROPPED_KINDS, block_text, figure_anchor, table_to_html
 from vision.structures.document import Document, Page
 from vision.structures.table import Table
 
@@ -43,10 +46,17 @@ def page_markdown(page: Page) -> str:
     parts: list[str] = []
     tables = iter(page.tables)
     last = ""
-    for block in page.blocks:
+    figures = 0
+    for k, block in enumerate(page.blocks):
         if block.kind in DROPPED_KINDS:
             continue
         previous, last = last, block.kind
+        if block.kind == "figure" and not block_text(block):
+            figures += 1
+            after = page.blocks[k + 1] if k + 1 < len(page.blocks) else None
+            alt = block_text(after) if after is not None and after.kind == "caption" else "Figure"
+            parts.append(f"![{_escape(alt)}](#{figure_anchor(page, figures)})")
+            continue
         if block.kind == "table":
             table = next(tables, None)
             if table is not None:

@@ -4,14 +4,17 @@ layer (invisible text, render mode 3) while leaving visible content as it is (:f
 ``strip_invisible_text`` is used by ``--redo-ocr``: the pages' text drawn with ``3 Tr`` (what OCR tools,
 ours included, write) is dropped from their content streams and from the form XObjects they draw (OCRmyPDF
 puts its layer in one); visible text, images and vector graphics are kept. A page whose content has no invisible text is not
-rewritten at all. Pages that keep visible text count as born-digital afterwards.
+rewritten at all. A page that had an OCR layer is OCR'd again even when it also shows visible text (a stamp,
+a typed header on a scan): its new layer leaves out the words over that visible text
+(:class:`~vision.export.searchable.SearchableOptions` ``redo_pages``), so that text is neither lost nor
+doubled; pages that never had an OCR layer stay as they are.
 """
 
 from __future__ import annotations
 
 import pikepdf
 
-__all__ = ["page_has_text", "strip_invisible_text"]
+__all__ = ["page_has_text", "strip_invisible_text", "strip_ocr_layer"]
 
 _SHOW = frozenset({"Tj", "TJ", "'", '"'})
 
@@ -82,13 +85,20 @@ def _strip_forms(pdf: pikepdf.Pdf, resources: pikepdf.Object, seen: set) -> bool
     return changed
 
 
-def strip_invisible_text(pdf: pikepdf.Pdf) -> int:
-    """Drop invisible text from every page of ``pdf`` in place; returns how many pages changed."""
-    changed_pages, seen = 0, set()
-    for page in pdf.pages:
+def strip_ocr_layer(pdf: pikepdf.Pdf) -> list[int]:
+    """Drop invisible text from every page of ``pdf`` in place; returns the (0-based) indices of the pages
+    that had some: the pages ``--redo-ocr`` OCRs again, whatever visible text they keep."""
+    changed, seen = [], set()
+    for index, page in enumerate(pdf.pages):
         kept, dropped = _strip(pikepdf.parse_content_stream(page))
         if dropped:
             page.obj.Contents = pdf.make_stream(pikepdf.unparse_content_stream(kept))
         forms = _strip_forms(pdf, page.obj.get("/Resources"), seen)
-        changed_pages += dropped or forms
-    return changed_pages
+        if dropped or forms:
+            changed.append(index)
+    return changed
+
+
+def strip_invisible_text(pdf: pikepdf.Pdf) -> int:
+    """Drop invisible text from every page of ``pdf`` in place; returns how many pages changed."""
+    return len(strip_ocr_layer(pdf))

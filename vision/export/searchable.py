@@ -5,7 +5,9 @@ keep their content streams, images and fonts byte for byte (see :mod:`vision.exp
 inputs are embedded losslessly at their own resolution (:mod:`vision.export.source_pdf`). Per page:
 
 * a page that shows text (born-digital, or OCR'd before: :func:`~vision.export.pdf_redo.page_has_text`)
-  is left unchanged when ``skip_text`` is on (``--pdf-text auto``, the default);
+  is left unchanged when ``skip_text`` is on (``--pdf-text auto``, the default), except the ``redo_pages``
+  of ``--redo-ocr`` (their earlier OCR layer removed), whose new layer leaves out the words over the visible
+  text they keep;
 * a page that was OCR'd gets the words of its :class:`~vision.structures.Page`, mapped onto the page as
   displayed (crop box and ``/Rotate``); pages of the input that were not OCR'd (``--pages``) are copied;
 * ``rotate_pages`` turns the page by the orientation the OCR found (its ``/Rotate``), ``deskew`` turns its
@@ -20,7 +22,8 @@ import io
 import math
 import os
 import statistics
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pikepdf
 
@@ -31,7 +34,8 @@ from vision.export.pdf_layer import graft_words, page_rotation, set_page_rotatio
 from vision.export.pdf_redo import page_has_text
 from vision.export.pdfa import make_pdfa, save_options
 from vision.export.source_pdf import open_source_pdf
-from vision.structures.document import Document, Page
+from vision.structures.document import Document, Page, Word
+from vision.structures.geometry import BBox
 
 __all__ = ["SearchableOptions", "searchable_pdf", "skew_angle", "write_searchable_pdf"]
 
@@ -49,6 +53,9 @@ class SearchableOptions:
         pdfa: write PDF/A-2b.
         password: opens an encrypted input (the output is not encrypted).
         image_dpi: resolution of image inputs that declare none.
+        redo_pages: pages OCR'd again after their earlier OCR layer was removed (``--redo-ocr``,
+            :func:`~vision.export.pdf_redo.strip_ocr_layer`), each with the relative boxes of the visible text
+            it still shows: they get a layer even though they show text, without the words over that text.
     """
 
     skip_text: bool = True
@@ -57,6 +64,7 @@ class SearchableOptions:
     pdfa: bool = False
     password: str | None = None
     image_dpi: float = 150.0
+    redo_pages: Mapping[int, Sequence[BBox]] = field(default_factory=dict)
 
 
 def skew_angle(page: Page) -> float:
@@ -71,19 +79,38 @@ def skew_angle(page: Page) -> float:
     return statistics.median(angles) if angles else 0.0
 
 
+def _outside(lines: list[list[Word]], boxes: Sequence[BBox], cover: float = 0.5) -> list[list[Word]]:
+    """``lines`` without the words whose box lies ``cover`` or more under ``boxes`` (the page's visible text:
+    it is searchable already)."""
+
+    def covered(word: Word) -> bool:
+        x0, y0, x1, y1 = word.geometry
+        area = max((x1 - x0) * (y1 - y0), 1e-12)
+        inside = sum(
+            max(0.0, min(x1, b[2]) - max(x0, b[0])) * max(0.0, min(y1, b[3]) - max(y0, b[1])) for b in boxes
+        )
+        return inside >= cover * area
+
+    kept = [[word for word in line if not covered(word)] for line in lines]
+    return [line for line in kept if line]
+
+
 def _apply(pdf: pikepdf.Pdf, doc: Document, options: SearchableOptions) -> None:
     font = None
     for page in doc.pages:
         if not 0 <= page.page_idx < len(pdf.pages):
             continue
         target = pdf.pages[page.page_idx]
-        if options.skip_text and page_has_text(target):
+        visible = options.redo_pages.get(page.page_idx)
+        if options.skip_text and visible is None and page_has_text(target):
             continue
         angle = skew_angle(page) if options.deskew else 0.0
         font = font if font is not None else add_glyphless_font(pdf)
         rotation = page_rotation(target)
         matrix = skew_matrix(target, angle) if abs(angle) >= _MIN_SKEW else None
         lines = [line.words for block in page.blocks for line in block.lines]
+        if visible:
+            lines = _outside(lines, visible)
         graft_words(pdf, target, lines, font, content_matrix=matrix)
         if options.rotate_pages and page.orientation:
             set_page_rotation(target, rotation + page.orientation)

@@ -26,13 +26,21 @@ from vision.io.page import TextLayerWord
 from vision.io.pdf_backend import LocalPdf
 from vision.settings import Limits
 
-__all__ = ["PdfWorker", "start_forkserver"]
+__all__ = ["PdfWorker", "set_worker_nice", "start_forkserver"]
 
 _MAX_IDLE = 8  # idle workers kept per limit setting
 _MAX_USES = 200  # documents per worker before it is replaced (bounds fragmentation and leaks)
 _CONTEXT: Any = None
 _LOCK = threading.Lock()
-_IDLE: dict[tuple[int, int], list[_Process]] = {}
+_IDLE: dict[tuple[int, ...], list[_Process]] = {}
+_NICE = 0  # niceness workers add to their own (set_worker_nice)
+
+
+def set_worker_nice(nice: int) -> None:
+    """Start PDF workers with ``nice`` added to their niceness (the service: renders yield the CPU to its
+    event loop; :mod:`vision.app.api.priority`). Idle workers started before are not reused."""
+    global _NICE
+    _NICE = max(0, int(nice))
 
 
 def _context() -> Any:
@@ -67,10 +75,12 @@ def _as_vision_error(exc: BaseException, name: str) -> VisionError:
     return LimitExceeded(name, "rendering needs more memory than the PDF worker may use (pdf_memory_bytes)")
 
 
-def _serve(conn: Connection, memory: int, cpu: int) -> None:
+def _serve(conn: Connection, memory: int, cpu: int, nice: int = 0) -> None:
     """Worker main loop: answer ``(op, args)`` requests (``open``, ``render``, ``size``, ``has_text``,
     ``close``) until ``exit`` or EOF."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
+    if nice > 0:
+        os.nice(nice)
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     pdf: LocalPdf | None = None
     name = "<pdf>"
@@ -111,7 +121,7 @@ def _serve(conn: Connection, memory: int, cpu: int) -> None:
 class _Process:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, key: tuple[int, int]) -> None:
+    def __init__(self, key: tuple[int, ...]) -> None:
         ctx = _context()
         self.key, self.uses, self.owner_pid = key, 0, os.getpid()
         self.conn, child = ctx.Pipe()
@@ -133,7 +143,7 @@ class _Process:
                 pass
 
 
-def _take(key: tuple[int, int]) -> _Process:
+def _take(key: tuple[int, ...]) -> _Process:
     with _LOCK:
         idle = _IDLE.get(key, [])
         while idle:
@@ -172,7 +182,7 @@ class PdfWorker:
         self._timeout = limits.pdf_timeout_s
         self._cpu = limits.pdf_cpu_s
         self._lock = threading.Lock()
-        self._worker: _Process | None = _take((limits.pdf_memory_bytes, limits.pdf_cpu_s))
+        self._worker: _Process | None = _take((limits.pdf_memory_bytes, limits.pdf_cpu_s, _NICE))
         self._worker.uses += 1
         with self._lock:
             self._count: int = self._call("open", (data, name, password), "opening the PDF")

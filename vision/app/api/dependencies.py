@@ -1,6 +1,8 @@
 """``Depends`` providers: the objects built once in the app's lifespan, the API key check, request options.
 
-Tests replace any of these with ``app.dependency_overrides[provider] = ...``.
+Tests replace any of these with ``app.dependency_overrides[provider] = ...``. They are ``async``: they do no
+blocking work, and FastAPI runs a plain ``def`` dependency in the thread pool, a round trip through a
+worker thread (and a thread-pool slot, which long OCR requests may all hold) for every one of them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "get_sam",
     "get_settings",
     "ocr_format",
+    "ocr_geometry",
     "read_options",
     "require_api_key",
 ]
@@ -39,39 +42,39 @@ _api_key_header = APIKeyHeader(
 )
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
     """The predictors and batcher built in the lifespan."""
     return request.app.state.runtime
 
 
-def get_settings(request: Request) -> ServiceSettings:
+async def get_settings(request: Request) -> ServiceSettings:
     return request.app.state.settings
 
 
-def get_limits(settings: Annotated[ServiceSettings, Depends(get_settings)]) -> LimitSettings:
+async def get_limits(settings: Annotated[ServiceSettings, Depends(get_settings)]) -> LimitSettings:
     return settings.limits
 
 
-def get_ocr(runtime: Annotated[Runtime, Depends(get_runtime)]) -> OcrService:
+async def get_ocr(runtime: Annotated[Runtime, Depends(get_runtime)]) -> OcrService:
     return runtime.ocr
 
 
-def get_budget(runtime: Annotated[Runtime, Depends(get_runtime)]) -> PixelBudget:
+async def get_budget(runtime: Annotated[Runtime, Depends(get_runtime)]) -> PixelBudget:
     """The process's decoded-pixel budget."""
     return runtime.budget
 
 
-def get_sam(runtime: Annotated[Runtime, Depends(get_runtime)]) -> SamService:
+async def get_sam(runtime: Annotated[Runtime, Depends(get_runtime)]) -> SamService:
     if runtime.sam is None:
         raise ApiError(404, "segmentation_unavailable", "no SAM checkpoint is configured on this server")
     return runtime.sam
 
 
-def get_jobs(request: Request) -> JobService:
+async def get_jobs(request: Request) -> JobService:
     return request.app.state.jobs
 
 
-def require_api_key(
+async def require_api_key(
     key: Annotated[str | None, Security(_api_key_header)],
     settings: Annotated[ServiceSettings, Depends(get_settings)],
 ) -> None:
@@ -85,7 +88,7 @@ def require_api_key(
         )
 
 
-def ocr_format(
+async def ocr_format(
     format_query: Annotated[OcrFormat | None, Query(alias="format")] = None,
     format_form: Annotated[OcrFormat | None, Form(alias="format")] = None,
 ) -> OcrFormat:
@@ -96,7 +99,7 @@ def ocr_format(
 _LANG_DOC = "the document's languages, e.g. 'de' or 'de+fr' (picks the recognizer's lexicons; default English)"
 
 
-def ocr_lang(
+async def ocr_lang(
     lang_query: Annotated[str | None, Query(alias="lang", max_length=100, description=_LANG_DOC)] = None,
     lang_form: Annotated[str | None, Form(alias="lang", max_length=100, description=_LANG_DOC)] = None,
 ) -> str | None:
@@ -111,11 +114,37 @@ def ocr_lang(
     return lang or None
 
 
+_ORIENTATION_DOC = (
+    "turn pages rotated by 90, 180 or 270 degrees upright before reading them (the CLI's "
+    "--detect-orientation; default: the server's setting, off)"
+)
+_ROTATED_DOC = (
+    "skewed pages and rotated lines: detect rotated word boxes (the CLI's --rotated; words get a polygon; "
+    "default: the server's setting, straight boxes)"
+)
+
+
+async def ocr_geometry(
+    orientation_query: Annotated[bool | None, Query(alias="orientation", description=_ORIENTATION_DOC)] = None,
+    orientation_form: Annotated[bool | None, Form(alias="orientation", description=_ORIENTATION_DOC)] = None,
+    rotated_query: Annotated[bool | None, Query(alias="rotated", description=_ROTATED_DOC)] = None,
+    rotated_form: Annotated[bool | None, Form(alias="rotated", description=_ROTATED_DOC)] = None,
+) -> dict[str, bool]:
+    """``orientation`` and ``rotated`` (query or form, the query wins) as the :class:`OCROptions` fields they
+    set (:func:`~vision.pipelines.ocr.options.orientation_changes`); options not given are left out."""
+    from vision.pipelines.ocr.options import orientation_changes
+
+    return orientation_changes(
+        detect_orientation=orientation_query if orientation_query is not None else orientation_form,
+        rotated=rotated_query if rotated_query is not None else rotated_form,
+    )
+
+
 _PAGES_DOC = "PDF pages to read, 1-based: '1-3,7' (default: all)"
 _DPI_DOC = "PDF rendering resolution"
 
 
-def read_options(
+async def read_options(
     limits: Annotated[LimitSettings, Depends(get_limits)],
     pages_query: Annotated[str | None, Query(alias="pages", max_length=200, description=_PAGES_DOC)] = None,
     pages_form: Annotated[str | None, Form(alias="pages", max_length=200, description=_PAGES_DOC)] = None,

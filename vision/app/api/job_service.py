@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vision.app.api.priority import background_thread
 from vision.app.api.documents import ReadOptions, iter_pages, open_document
 from vision.app.api.errors import ApiError
 from vision.app.api.job_cleanup import expire, remove_orphans, stored_bytes
@@ -52,9 +53,19 @@ class JobService:
         self.runner.stop()
 
     def submit(
-        self, src: BinaryIO, filename: str, read: ReadOptions, fps: float | None, *, size: int = 0
+        self,
+        src: BinaryIO,
+        filename: str,
+        read: ReadOptions,
+        fps: float | None,
+        *,
+        size: int = 0,
+        lang: str | None = None,
+        geometry: dict[str, bool] | None = None,
     ) -> JobRecord:
-        """Check that the upload opens within the job limits, store it and queue the job.
+        """Check that the upload opens within the job limits, store it and queue the job; ``lang`` and
+        ``geometry`` (:class:`OCROptions` fields, :func:`~vision.pipelines.ocr.options.orientation_changes`)
+        pick the predictor as for ``POST /v1/ocr`` (:meth:`OcrService.variant`).
 
         Raises:
             VisionError: the upload is not a readable image, PDF or video, or exceeds a limit.
@@ -75,6 +86,8 @@ class JobService:
                 "dpi": read.dpi,
                 "encrypted": read.password is not None,  # the password itself stays in memory only
                 "fps": fps,
+                "lang": lang,
+                "geometry": geometry or {},
             }
             job = self.store.create(kind, filename, staged, options, total=total)
             if read.password is not None:
@@ -146,6 +159,7 @@ class JobService:
         )
 
     def _handle(self, job: JobRecord, ctx: JobContext) -> None:
+        background_thread(self.runtime.settings.worker_nice)  # a job worker thread: yields to the event loop
         try:
             if job.kind == "video":
                 self._video(job, ctx)
@@ -162,13 +176,16 @@ class JobService:
             done = len(chunks.load())
             ctx.checkpoint(done, total)
             budget = self.runtime.budget
-            for indices, pages in ocr_chunks(
-                src, job.filename, self.runtime.ocr, budget, first=done, chunk_pages=size
-            ):
+            service = self._service(job)
+            for indices, pages in ocr_chunks(src, job.filename, service, budget, first=done, chunk_pages=size):
                 chunks.save(indices.start, pages)
                 ctx.checkpoint(indices.stop, total)
         result = Document(pages=chunks.load(), source=job.filename).to_json()
         write_atomically(self.store.result_path(job.id), result, durable=True)
+
+    def _service(self, job: JobRecord) -> Any:
+        """The OCR service for the job's ``lang`` and geometry options (the server's own without them)."""
+        return self.runtime.ocr.variant(lang=job.options.get("lang"), **job.options.get("geometry", {}))
 
     def _video(self, job: JobRecord, ctx: JobContext) -> None:
         """Frames are OCR'd in batches, each saved before progress is recorded; a resumed job starts
@@ -191,7 +208,7 @@ class JobService:
 
         def predictor(frames: list) -> Document:
             nonlocal done
-            doc = self.runtime.ocr(frames)
+            doc = self._service(job)(frames)
             for i, (page, frame) in enumerate(zip(doc.pages, frames, strict=True)):
                 page.page_idx, page.timestamp, page.image = done + i, frame.timestamp, None
             chunks.save(done, doc.pages)

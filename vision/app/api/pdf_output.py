@@ -23,7 +23,7 @@ _DOC = (
 )
 
 
-def pdf_text_option(
+async def pdf_text_option(
     query: Annotated[PdfText | None, Query(alias="pdf_text", description=_DOC)] = None,
     form: Annotated[PdfText | None, Form(alias="pdf_text", description=_DOC)] = None,
 ) -> str:

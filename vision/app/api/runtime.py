@@ -17,11 +17,12 @@ import numpy as np
 import torch
 
 from vision.app.api.metrics import Metrics
+from vision.app.api.priority import background_thread
 from vision.app.api.request_batcher import DynamicBatcher
 from vision.app.api.settings import ModelSettings, ServiceSettings
 from vision.io.budget import PixelBudget
 from vision.io.page import PageImage
-from vision.io.pdf_worker import start_forkserver
+from vision.io.pdf_worker import set_worker_nice, start_forkserver
 from vision.structures import Document, Page
 
 __all__ = ["OcrService", "Runtime", "SamService", "build_ocr_predictor", "build_runtime", "video_available"]
@@ -48,7 +49,11 @@ class OcrService:
         predictor: ``predictor(pages) -> Document`` with one output page per input page, in order.
         max_batch_size / max_wait_s / max_queue: see :class:`DynamicBatcher`.
         metrics: receives batch sizes, model time and queue depth.
+        nice: niceness added to the batcher thread (:mod:`vision.app.api.priority`).
     """
+
+    MAX_VARIANTS = 16
+    """Option sets (languages, orientation, rotated) served at once, each with its own batcher thread."""
 
     def __init__(
         self,
@@ -58,11 +63,12 @@ class OcrService:
         max_wait_s: float = 0.005,
         max_queue: int = 1024,
         metrics: Metrics | None = None,
+        nice: int = 0,
     ) -> None:
-        self.predictor = predictor
+        self.predictor, self.nice = predictor, nice
         self._settings = {"max_batch_size": max_batch_size, "max_wait_s": max_wait_s, "max_queue": max_queue,
-                          "metrics": metrics}
-        self._langs: dict[tuple[str, ...], OcrService] = {}
+                          "metrics": metrics, "nice": nice}
+        self._langs: dict[tuple, OcrService] = {}
         self._lang_lock = threading.Lock()
         self.batcher: DynamicBatcher[PageImage, Page] = DynamicBatcher(
             self._run,
@@ -74,6 +80,7 @@ class OcrService:
         )
 
     def _run(self, pages: list[PageImage]) -> list[Page]:
+        background_thread(self.nice)  # the batcher thread (once): model calls yield to the event loop
         result = self.predictor(pages).pages
         for page, image in zip(result, pages, strict=True):
             if page.image is None:
@@ -89,25 +96,47 @@ class OcrService:
         return Document(pages=self.pages(list(pages), timeout=timeout))
 
     def for_lang(self, lang: str | None) -> OcrService:
-        """The service reading documents in ``lang`` (``"de"``, ``"de+fr"``): the same models, that language's
-        lexicons, its own batcher (built on first use, kept). ``None``/``""``: this service.
+        """The service reading documents in ``lang`` (``"de"``, ``"de+fr"``); see :meth:`variant`."""
+        return self.variant(lang=lang)
+
+    def variant(self, *, lang: str | None = None, **changes: bool) -> OcrService:
+        """The service for one request's options: ``lang`` (``"de"``, ``"de+fr"``: that language's lexicons)
+        and :data:`~vision.pipelines.ocr.predictor.PER_CALL_OPTIONS` fields of
+        :class:`~vision.pipelines.ocr.options.OCROptions` (``detect_orientation``, ``assume_straight_pages``).
+
+        The same models behind its own batcher, built on first use and kept: at most
+        :attr:`MAX_VARIANTS` option sets (the oldest is closed past that, bounding the batcher threads).
+        No language and no change from the server's options: this service.
 
         Raises:
-            ValueError: an unknown or unsupported language, or a predictor that cannot change its lexicon.
+            ValueError: an unknown or unsupported language, or a predictor that cannot change these options.
         """
         from vision.predictors.recognition.languages import parse_lang
 
         codes = parse_lang(lang)
-        if not codes:
+        base = getattr(self.predictor, "options", None)
+        changes = {k: v for k, v in changes.items() if base is None or getattr(base, k, None) != v}
+        if not codes and not changes:
             return self
+        key = (codes, tuple(sorted(changes.items())))
         with self._lang_lock:
-            if codes not in self._langs:
-                if not hasattr(self.predictor, "with_lang"):
-                    raise ValueError("this server's predictor cannot change language per request")
-                if len(self._langs) >= 16:  # bound the batcher threads: drop the oldest language
+            if key not in self._langs:
+                predictor = self.predictor
+                if codes:
+                    if not hasattr(predictor, "with_lang"):
+                        raise ValueError("this server's predictor cannot change language per request")
+                    predictor = predictor.with_lang("+".join(codes))
+                if changes:
+                    if not hasattr(predictor, "with_options"):
+                        raise ValueError("this server's predictor cannot change its options per request")
+                    try:
+                        predictor = predictor.with_options(**changes)
+                    except TypeError as exc:
+                        raise ValueError(str(exc)) from exc
+                if len(self._langs) >= self.MAX_VARIANTS:  # bound the batcher threads: drop the oldest
                     self._langs.pop(next(iter(self._langs))).close()
-                self._langs[codes] = OcrService(self.predictor.with_lang("+".join(codes)), **self._settings)
-            return self._langs[codes]
+                self._langs[key] = OcrService(predictor, **self._settings)
+            return self._langs[key]
 
     def close(self) -> None:
         self.batcher.close()
@@ -215,6 +244,7 @@ def build_runtime(
         max_wait_s=b.max_wait_ms / 1000,
         max_queue=b.max_queue,
         metrics=metrics,
+        nice=settings.worker_nice,
     )
     sam = _build_sam(settings.models)
     if sam is not None:
@@ -223,5 +253,6 @@ def build_runtime(
         )
     metrics.models_loaded.set(1)
     budget = PixelBudget(settings.limits.max_inflight_pixels)
+    set_worker_nice(settings.worker_nice)
     start_forkserver()  # PDF workers fork from it; the first request should not wait for its start
     return Runtime(settings, metrics, ocr, sam=sam, models=models, video=video_available(), budget=budget)

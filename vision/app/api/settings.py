@@ -166,6 +166,20 @@ class ServiceSettings(BaseSettings):
     )
     read_timeout_s: float = Field(30.0, gt=0, description="longest wait for the next piece of a request body")
     max_connections: int = Field(512, gt=0, description="open connections per server process")
+    worker_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="niceness added to the threads and processes doing OCR work (batcher, request threads, "
+        "job workers, PDF workers), so the event loop answering /healthz runs first on a busy CPU; 0: off",
+    )
+    switch_interval_ms: float = Field(
+        0.5,
+        gt=0,
+        le=100,
+        description="the interpreter's thread switch interval in `vision serve` (Python's default is 5 ms): "
+        "how long the event loop may wait for the GIL while OCR threads hold it",
+    )
     limits: LimitSettings = LimitSettings()
     batching: BatchSettings = BatchSettings()
     models: ModelSettings = ModelSettings()

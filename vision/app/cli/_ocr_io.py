@@ -10,7 +10,8 @@
   one folder never write the same file).
 * ``--format pdf`` writes the text layer onto the original (:mod:`vision.export.searchable`): pages with a
   text layer are left as they are (``--pdf-text auto``, also ``--skip-text``), ``--redo-ocr`` first removes
-  an earlier OCR layer (invisible text) and OCRs those pages again, ``--force-ocr`` rasterises every page
+  an earlier OCR layer (invisible text) and OCRs those pages again (visible text on them is kept and left
+  out of the new layer), ``--force-ocr`` rasterises every page
   and OCRs it. ``--rotate-pages`` and ``--deskew`` turn the output pages; ``--output-type pdfa`` writes
   PDF/A-2b. With ``--rectify`` the PDF is made of the rectified page images (the geometry is theirs).
 """
@@ -36,6 +37,8 @@ __all__ = [
     "pdf_bytes",
     "pdf_text_mode",
     "read_input",
+    "RedoPages",
+    "without_ocr_layer",
 ]
 
 STDIO = Path("-")
@@ -91,8 +94,7 @@ def pdf_text_mode(args: argparse.Namespace) -> str:
 
 
 def read_input(source: Path, args: argparse.Namespace, stdin: BinaryIO | None = None) -> bytes:
-    """The bytes of ``source`` (``-``: ``stdin``), at most ``--max-bytes``; with ``--redo-ocr`` a PDF comes
-    back without its invisible text."""
+    """The bytes of ``source`` (``-``: ``stdin``), at most ``--max-bytes``."""
     from vision.app.cli._common import limits_from_args
 
     limit = limits_from_args(args).max_bytes
@@ -103,27 +105,61 @@ def read_input(source: Path, args: argparse.Namespace, stdin: BinaryIO | None = 
             data = fh.read(limit + 1)
     if len(data) > limit:
         raise LimitExceeded(str(source), f"over the limit of {limit} bytes (max_bytes)")
-    from vision.io.sniff import sniff_format
-
-    if args.redo_ocr and sniff_format(data[:4096]) == "pdf":
-        data = _without_ocr_layer(data, str(source), args.password)
     return data
 
 
-def _without_ocr_layer(data: bytes, name: str, password: str | None) -> bytes:
-    from vision.export.pdf_redo import strip_invisible_text
+def without_ocr_layer(data: bytes, name: str, args: argparse.Namespace) -> tuple[bytes, frozenset[int]]:
+    """``--redo-ocr``: a PDF without its invisible text (an earlier OCR layer; the output is decrypted) and
+    the indices of the pages that had some; other inputs as they are, with no page."""
+    from vision.io.sniff import sniff_format
+
+    if not args.redo_ocr or sniff_format(data[:4096]) != "pdf":
+        return data, frozenset()
+    from vision.export.pdf_redo import strip_ocr_layer
     from vision.export.pdfa import save_options
     from vision.export.source_pdf import open_source_pdf
 
-    with open_source_pdf(data, name, password=password) as pdf:
-        strip_invisible_text(pdf)
+    with open_source_pdf(data, name, password=args.password) as pdf:
+        pages = strip_ocr_layer(pdf)
         out = io.BytesIO()
         pdf.save(out, **save_options(False))
-    return out.getvalue()
+    return out.getvalue(), frozenset(pages)
 
 
-def open_pages(data: bytes, name: str, args: argparse.Namespace) -> Any:
-    """A ``DocumentFile`` over ``data`` with ``--dpi``, ``--pages``, ``--password`` and the input limits."""
+class RedoPages:
+    """A ``DocumentFile`` whose ``pages`` (their earlier OCR layer removed) are read by OCR even when they
+    still show visible text; ``visible`` collects that text's boxes per page as the pages are read (the
+    searchable PDF leaves those words out of the new layer)."""
+
+    def __init__(self, doc: Any, pages: frozenset[int]) -> None:
+        self.doc, self.pages = doc, pages
+        self.visible: dict[int, tuple[tuple[float, float, float, float], ...]] = {}
+
+    @property
+    def source(self) -> str:
+        return self.doc.source
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    def __iter__(self) -> Any:
+        for page in self.doc:
+            if page.index in self.pages:
+                self.visible[page.index] = tuple(w.geometry for w in page.text_layer if w.value.strip())
+                page.text_layer = []  # read by the models, not from the (visible) layer alone
+            yield page
+
+    def __enter__(self) -> RedoPages:
+        self.doc.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.doc.__exit__(*exc)
+
+
+def open_pages(data: bytes, name: str, args: argparse.Namespace, redo: frozenset[int] = frozenset()) -> Any:
+    """A ``DocumentFile`` over ``data`` with ``--dpi``, ``--pages``, ``--password`` and the input limits;
+    with ``redo`` (``--redo-ocr``'s pages) a :class:`RedoPages` over it."""
     from vision.app.cli._common import limits_from_args
     from vision.io import DocumentFile
     from vision.io.sniff import sniff_format
@@ -133,15 +169,21 @@ def open_pages(data: bytes, name: str, args: argparse.Namespace) -> Any:
         options.update(pages=args.pages, password=args.password)
     stream = io.BytesIO(data)
     stream.name = name  # messages name the file
+    if redo:
+        options["password"] = None  # without_ocr_layer wrote it decrypted
     try:
-        return DocumentFile.from_path(stream, **options)
+        doc = DocumentFile.from_path(stream, **options)
     except ValueError as exc:  # a --pages entry past the end
         raise PageSelectionError(name, str(exc)) from None
+    return RedoPages(doc, redo) if redo else doc
 
 
-def pdf_bytes(data: bytes, doc: Document, args: argparse.Namespace, name: str) -> bytes:
+def pdf_bytes(
+    data: bytes, doc: Document, args: argparse.Namespace, name: str, redo: dict | None = None
+) -> bytes:
     """The searchable PDF of ``data`` for the options: on the original, or rasterised with ``--force-ocr``
-    and ``--rectify`` (whose pages are the rectified images)."""
+    and ``--rectify`` (whose pages are the rectified images). ``redo``: ``--redo-ocr``'s pages and the
+    boxes of their visible text (:attr:`RedoPages.visible`)."""
     from vision.export.searchable import SearchableOptions, searchable_pdf
 
     if args.force_ocr or args.rectify:  # rectified pages are new images: draw them
@@ -153,6 +195,7 @@ def pdf_bytes(data: bytes, doc: Document, args: argparse.Namespace, name: str) -
         pdfa=args.output_type == "pdfa",
         password=None if args.redo_ocr else args.password,  # --redo-ocr already removed the encryption
         image_dpi=args.dpi,
+        redo_pages=redo or {},
     )
     return searchable_pdf(data, doc, options, name=name)
 

@@ -62,6 +62,7 @@ from vision.app.cli._ocr_io import (
     pdf_bytes,
     pdf_text_mode,
     read_input,
+    without_ocr_layer,
 )
 from vision.errors import VisionError
 from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
@@ -154,10 +155,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     """The OCR predictor the options describe (built once for all inputs)."""
+    from vision.pipelines.ocr.options import orientation_changes
+
     return ocr_predictor_from_args(
         args,
-        assume_straight_pages=not (args.rotated or args.deskew),
-        detect_orientation=args.detect_orientation or args.rotate_pages,
+        **orientation_changes(
+            detect_orientation=args.detect_orientation or args.rotate_pages, rotated=args.rotated or args.deskew
+        ),
         pdf_text=pdf_text_mode(args),
         rectify=args.rectify,
     )
@@ -214,24 +218,27 @@ def write_atomically(path: Path, data: str | bytes) -> None:
 def _process(job: Job, lanes: queue.SimpleQueue, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
     """OCR one input with an idle predictor of ``lanes`` and write its output file; returns its page count
     and, for stdout, its text (written by the caller, in input order)."""
-    data = read_input(job.source, args)
+    data, redo = without_ocr_layer(read_input(job.source, args), str(job.source), args)
     predictor = lanes.get()
     try:
-        with open_pages(data, str(job.source), args) as pages:
+        with open_pages(data, str(job.source), args, redo) as pages:
             doc = predictor(pages)
     finally:
         lanes.put(predictor)
-    return finish_job(job, doc, data, args)
+    return finish_job(job, doc, data, args, getattr(pages, "visible", None))
 
 
-def finish_job(job: Job, doc: Document, data: bytes | None, args: argparse.Namespace) -> tuple[int, str | bytes | None]:
+def finish_job(job: Job, doc: Document, data: bytes | None, args: argparse.Namespace,
+               redo: dict | None = None) -> tuple[int, str | bytes | None]:
     """Report ``doc``'s page warnings and write its output (``data``: the input's bytes, read again when
-    ``None`` and the format needs them); returns its page count and, for stdout, its text."""
+    ``None`` and the format needs them; ``redo``: ``--redo-ocr``'s pages and their visible text, see
+    :func:`~vision.app.cli._ocr_io.pdf_bytes`); returns its page count and, for stdout, its text."""
     for page in doc.pages:  # e.g. text in a script no shipped recognizer reads
         for warning in page.warnings:
             print(f"warning: {job.source} page {page.page_idx + 1}: {warning}", file=sys.stderr)
     if args.format == "pdf":
-        pdf = pdf_bytes(data if data is not None else read_input(job.source, args), doc, args, str(job.source))
+        pdf = pdf_bytes(data if data is not None else read_input(job.source, args), doc, args, str(job.source),
+                        redo)
         if job.output is None:
             return len(doc.pages), pdf
         write_atomically(job.output, pdf)
@@ -295,7 +302,8 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         from vision.app.cli._ocr_engines import run_engine
 
         return run_engine(args, jobs, failed)
-    if (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
+    bulk = not getattr(args, "redo_ocr", False)  # --redo-ocr reads each PDF twice (layer stripped, visible text kept): lanes
+    if bulk and (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
         return _run_bulk(args, jobs, predictor, failed)
     import torch
 

@@ -21,7 +21,14 @@ if TYPE_CHECKING:
 
 PdfTextMode = Literal["auto", "ocr", "layer"]
 
-__all__ = ["OCROptions", "add_model_arguments", "options_from_args", "options_with", "parse_weights"]
+__all__ = [
+    "OCROptions",
+    "add_model_arguments",
+    "options_from_args",
+    "options_with",
+    "orientation_changes",
+    "parse_weights",
+]
 
 RANDOM = "random"
 """How text (flags, settings) spells randomly initialised weights (``None`` in Python)."""
@@ -120,6 +127,21 @@ def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
     if "structure" in changes and changes["structure"] is None:
         changes["structure"] = StructureOptions()
     return replace(base or OCROptions(), **changes)
+
+
+def orientation_changes(*, detect_orientation: bool | None = None, rotated: bool | None = None) -> dict[str, bool]:
+    """The :class:`OCROptions` fields behind the interfaces' page-geometry switches: the CLI's
+    ``--detect-orientation`` / ``--rotated`` and the REST API's ``orientation`` / ``rotated``.
+
+    ``detect_orientation`` maps onto ``detect_orientation`` and ``rotated`` onto ``assume_straight_pages=not
+    rotated``; ``None`` (not given) changes nothing.
+    """
+    changes: dict[str, bool] = {}
+    if detect_orientation is not None:
+        changes["detect_orientation"] = bool(detect_orientation)
+    if rotated is not None:
+        changes["assume_straight_pages"] = not rotated
+    return changes
 
 
 def parse_weights(text: str | None) -> str | None:

@@ -36,8 +36,12 @@ from vision.pipelines.ocr.stages import (
 from vision.pipelines.ocr.text_layer import TextLayerStage
 from vision.structures import Document, Page
 
+PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages"})
+"""The :class:`OCROptions` fields :meth:`OCRPredictor.with_options` changes on a built predictor."""
+
 __all__ = [
     "OCROptions",
+    "PER_CALL_OPTIONS",
     "build_pipeline",
     "OCRPredictor",
     "ocr_predictor",
@@ -108,6 +112,33 @@ class OCRPredictor:
             pipeline = pipeline.replace("script", script)
         return OCRPredictor(pipeline, replace(self.options, lang=lang))
 
+    def with_options(self, **changes: Any) -> OCRPredictor:
+        """A predictor sharing this one's models (and its language) with other :data:`PER_CALL_OPTIONS`
+        (``detect_orientation``, ``assume_straight_pages``): the REST API's per-request ``orientation`` and
+        ``rotated``. Its stages are built anew by :func:`build_pipeline` (stages replaced by hand are not
+        carried over); unchanged options return this predictor.
+
+        Raises:
+            TypeError: an option that cannot change per call.
+            ValueError: straight/rotated boxes asked of a detector that cannot switch them.
+        """
+        unknown = sorted(changes.keys() - PER_CALL_OPTIONS)
+        if unknown:
+            raise TypeError(
+                f"{', '.join(unknown)} cannot change per call; per-call options are "
+                f"{', '.join(sorted(PER_CALL_OPTIONS))}"
+            )
+        options = options_with(self.options, **changes)
+        if options == self.options:
+            return self
+        detector = self.pipeline["detect"].predictor
+        if options.assume_straight_pages != self.options.assume_straight_pages:
+            if not hasattr(detector, "straight"):
+                raise ValueError("this predictor's detector cannot switch between straight and rotated boxes")
+            detector = copy.copy(detector)  # shares the model; only the box decoding differs
+            detector.straight = options.assume_straight_pages
+        return OCRPredictor(build_pipeline(options, detector, self.pipeline["recognize"].predictor), options)
+
 
 def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
     """Whether crops are cut on the recognizer's device (a recognition predictor on a GPU, unless told)."""
@@ -172,10 +203,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )
-    if options.structure.kinds or options.structure.tables:
+    if options.structure.kinds or options.structure.tables or options.structure.figures:
         from vision.pipelines.ocr.structure import StructureStage
 
-        stages.append(("structure", StructureStage(options.structure)))
+        stages.append(("structure", StructureStage(options.structure, layout_regions=options.layout.regions)))
     return Pipeline(stages)
 
 

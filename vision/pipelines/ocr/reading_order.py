@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
+from vision.pipelines.ocr.equation_numbers import attach_numbers
 from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
 from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
@@ -54,7 +55,8 @@ class LayoutOptions:
         block_gap: largest vertical gap between consecutive lines of a block, in heights.
         height_ratio: largest ratio of line heights within a block.
         cell_gap: largest gap, in heights, between a table or form cell and its row neighbour.
-        regions: also report large non-text areas (figures, photos, logos) as ``Region(kind="figure")``.
+        regions: find large non-text areas (figures, photos, logos) as ``Region(kind="figure")``; they
+            also keep the column gutters beside them (``build_blocks(obstacles=...)``).
         region_min_area: smallest such area, as a fraction of the page.
         gutter_width: least width, in heights, of a column gutter that no line crosses
             (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
@@ -65,7 +67,7 @@ class LayoutOptions:
     block_gap: float = 1.0
     height_ratio: float = 1.6
     cell_gap: float = 10.0
-    regions: bool = False
+    regions: bool = True
     region_min_area: float = 0.01
     gutter_width: float = 1.0
 
@@ -361,7 +363,8 @@ def _merge_rows(
 
 
 def build_blocks(
-    words: list[Word], layout_boxes: np.ndarray, options: LayoutOptions = LayoutOptions()
+    words: list[Word], layout_boxes: np.ndarray, options: LayoutOptions = LayoutOptions(),
+    obstacles: np.ndarray | None = None,
 ) -> list[Block]:
     """Arrange words into blocks of lines in reading order.
 
@@ -371,6 +374,8 @@ def build_blocks(
     Args:
         words: recognised words; their own geometry is kept as is (it may refer to the unrotated page).
         layout_boxes: ``[N, 4]`` pixel boxes of the same words on the upright page, used for the decisions.
+        obstacles: ``[M, 4]`` pixel boxes of figures on that page: they take a column's place beside a
+            gutter (a column holding a figure keeps its gutter), and are not read.
 
     Returns:
         Blocks in reading order; line and block geometry is the union of their words' geometry.
@@ -378,8 +383,10 @@ def build_blocks(
     if not words:
         return []
     boxes = np.asarray(layout_boxes, dtype=np.float64).reshape(-1, 4)
-    barrier = _barrier(boxes, options)
+    solid = boxes if obstacles is None or not len(obstacles) else np.vstack([boxes, np.reshape(obstacles, (-1, 4))])
+    barrier = _barrier(solid, options)
     lines = group_lines(boxes, options, barrier)
+    lines = attach_numbers(lines, [w.value for w in words], boxes, barrier_right(boxes, *barrier))
     line_boxes = group_boxes(boxes, lines)
     cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
     blocks = group_blocks(line_boxes, options, cells)

@@ -166,10 +166,13 @@ class LayoutStage:
         if s.needs_ocr:
             self._words(s)
         boxes = s.layout_boxes if s.layout_boxes is not None else np.zeros((0, 4))
-        blocks = build_blocks(s.words, boxes, self.options)
-        if self.options.regions:
+        obstacles = None
+        if self.options.regions:  # found first: figures hold a column's place beside its gutter
             h, w = s.image.shape[:2]
             s.regions = find_regions(s.image, boxes / [w, h, w, h], self.options)
+            obstacles = np.array([r.geometry for r in s.regions], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+        blocks = build_blocks(s.words, boxes, self.options, obstacles)
+        if self.options.regions:
             for r in s.regions:
                 x0, y0, x1, y1 = r.geometry
                 corners = self._to_output(s, np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]]))[0]

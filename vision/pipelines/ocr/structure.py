@@ -4,8 +4,14 @@ Tables: the layout stage reads a table row by row and joins each row's cells int
 a run of at least :data:`MIN_ROWS` consecutive single-line blocks whose lines hold a gap of at least
 :data:`CELL_GAP` heights (between cells) and lie one under the other, at most two heights apart. Its words
 go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules; the run of
-blocks becomes one block of kind ``"table"``. Then :func:`~vision.pipelines.ocr.block_kinds.classify_blocks`
-names the other blocks.
+blocks becomes one block of kind ``"table"``.
+
+Figures: large non-text areas of the page image (:func:`~vision.pipelines.ocr.regions.find_regions`, run
+by the layout stage with ``LayoutOptions(regions=True)``, the default, or here when the stage is built
+with ``layout_regions=False``) are ``Region(kind="figure")`` in ``page.regions``, and each also becomes an empty block of kind ``"figure"`` (its geometry the
+region's) placed in the reading order before the first block that starts below the figure's top and
+overlaps it horizontally (its caption, when the caption is under it), else at the end. Then
+:func:`~vision.pipelines.ocr.block_kinds.classify_blocks` names the other blocks.
 """
 
 from __future__ import annotations
@@ -15,8 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.pipelines.ocr.block_kinds import classify_blocks
+from vision.pipelines.ocr.regions import find_regions
 from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, ruling_lines
-from vision.structures import Block, Line, Page
+from vision.structures import Block, Line, Page, Region
 
 __all__ = ["CELL_GAP", "MIN_ROWS", "StructureOptions", "StructureStage", "find_tables"]
 
@@ -31,11 +38,13 @@ class StructureOptions:
     Attributes:
         kinds: name blocks (title, heading, list item, caption, page header/footer, footnote).
         tables: find tables and recognise their cells.
+        figures: find figures (large non-text areas) and place them in the reading order as blocks.
         table: thresholds of table structure recognition.
     """
 
     kinds: bool = True
     tables: bool = True
+    figures: bool = True
     table: TableOptions = field(default_factory=TableOptions)
 
 
@@ -91,16 +100,45 @@ def _with_tables(page: Page, options: StructureOptions) -> None:
     page.tables = tables
 
 
+def place_figures(blocks: list[Block], figures: list[Region]) -> list[Block]:
+    """``blocks`` with an empty block of kind ``"figure"`` per figure, in reading order (module docstring)."""
+    out = list(blocks)
+    for fig in sorted(figures, key=lambda r: (r.geometry[1], r.geometry[0])):
+        x0, y0, x1, y1 = fig.geometry
+        at = len(out)
+        for k, b in enumerate(out):
+            g = b.geometry
+            if g is not None and b.kind != "figure" and g[1] >= y0 and min(g[2], x1) > max(g[0], x0):
+                at = k
+                break
+        out.insert(at, Block([], geometry=fig.geometry, kind="figure"))
+    return out
+
+
+def _with_figures(page: Page, find: bool) -> None:
+    figures = [r for r in page.regions if r.kind == "figure"]
+    if find and not figures and page.image is not None:
+        words = page.words
+        boxes = np.array([w.geometry for w in words], dtype=np.float64).reshape(-1, 4)
+        figures = find_regions(page.image, boxes)
+        page.regions = page.regions + figures
+    if figures:
+        page.blocks = place_figures(page.blocks, figures)
+
+
 class StructureStage:
     """Pages -> the same pages with tables found and block kinds set (see the module docstring)."""
 
-    def __init__(self, options: StructureOptions = StructureOptions()) -> None:
+    def __init__(self, options: StructureOptions = StructureOptions(), *, layout_regions: bool = False) -> None:
         self.options = options
+        self.find_figures = not layout_regions  # the layout stage already looked (LayoutOptions.regions)
 
     def __call__(self, pages: list[Page]) -> list[Page]:
         for page in pages:
             if self.options.tables:
                 _with_tables(page, self.options)
+            if self.options.figures:
+                _with_figures(page, self.find_figures)
             if self.options.kinds:
                 page.blocks = classify_blocks(page.blocks)
         return pages

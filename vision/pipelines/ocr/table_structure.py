@@ -41,6 +41,7 @@ class TableOptions:
     """
 
     phrase_gap: float = 0.6
+    word_column_gap: float = 0.4
     wrap_gap: float = 0.6
     sparse: float = 0.1
     column_gap: float = 0.5
@@ -100,6 +101,21 @@ def _separators(pb: np.ndarray, bands: list[list[int]], sparse: float, min_gap: 
     return x0 + runs[inner].mean(axis=1)
 
 
+def _split_phrases(phrases: list[list[int]], b: np.ndarray, seps: np.ndarray) -> list[list[int]]:
+    """Phrases cut wherever a word-level column separator (``seps``) lies between two of their words."""
+    out = []
+    for p in phrases:
+        p = sorted(p, key=lambda i: b[i, 0])
+        part = [p[0]]
+        for prev, cur in zip(p, p[1:]):
+            if ((seps > b[prev, 2]) & (seps < b[cur, 0])).any():
+                out.append(part)
+                part = []
+            part.append(cur)
+        out.append(part)
+    return out
+
+
 def _columns(x0: float, x1: float, seps: np.ndarray) -> tuple[int, int]:
     """First and last column a phrase from ``x0`` to ``x1`` covers."""
     return int(np.searchsorted(seps, x0)), int(np.searchsorted(seps, x1))
@@ -125,7 +141,7 @@ def recognize_table(
     if len(words) == 0:
         return Table((0.0, 0.0, 0.0, 0.0), 0, 0)
     h = float(np.median(b[:, 3] - b[:, 1]))
-    phrases = _phrases(b, h, options.phrase_gap)
+    phrases = _split_phrases(_phrases(b, h, options.phrase_gap), b, _separators(b, _bands(b), options.sparse, options.word_column_gap * h))
     pb = np.array([[b[p, 0].min(), b[p, 1].min(), b[p, 2].max(), b[p, 3].max()] for p in phrases])
     bands = _bands(pb)
     seps = _separators(pb, bands, options.sparse, options.column_gap * h)
@@ -134,6 +150,9 @@ def recognize_table(
     row_top: list[float] = []
     first_fill = 0
     prev_bottom = -np.inf
+    rank = np.zeros(len(phrases))  # a cell's phrases read band by band, left to right in a band
+    for r, band in enumerate(sorted(bands, key=lambda bd: pb[bd, 1].min())):
+        rank[band] = r + pb[band, 0] / (pb[:, 2].max() + 1.0)
     for band in sorted(bands, key=lambda bd: pb[bd, 1].min()):
         band = sorted(band, key=lambda i: pb[i, 0])
         spans = [_columns(pb[i, 0], pb[i, 2], seps) for i in band]
@@ -162,7 +181,7 @@ def recognize_table(
     texts = [" ".join(words[k].value for k in p) for p in phrases]
     header, tall = two_level_header(rows, header, texts, (pb[:, 0] + pb[:, 2]) / 2, seps, n_cols)
     section_rows(rows, header, n_cols)
-    return _grid(words, phrases, rows, header, tall, n_cols)
+    return _grid(words, phrases, rows, header, tall, n_cols, rank)
 
 
 def _header_rows(rows: list[list[tuple[int, int, list[int]]]], row_top: list[float], rules: np.ndarray) -> int:
@@ -186,6 +205,7 @@ def _grid(
     header: int,
     tall: set[tuple[int, int]],
     n_cols: int,
+    rank: np.ndarray,
 ) -> Table:
     """The cells of ``rows``; ``tall`` holds the ``(row, col)`` of cells that also cover the row below."""
     cells = []
@@ -193,7 +213,7 @@ def _grid(
     for r, row in enumerate(rows):
         taken = {c for rr, c in below if rr == r}
         for c0, c1, idx in row:
-            ordered = sorted(idx, key=lambda i: (min(words[k].geometry[1] for k in phrases[i]), i))
+            ordered = sorted(idx, key=lambda i: rank[i])
             cell_words = [words[k] for i in ordered for k in phrases[i]]
             span = 2 if (r, c0) in tall else 1
             cells.append(TableCell(r, c0, cell_words, row_span=span, col_span=c1 - c0 + 1, header=r < header))

@@ -6,10 +6,18 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Response, UploadFile
 
-from vision.app.api.dependencies import get_jobs, get_limits, read_options, require_api_key
+from vision.app.api.dependencies import (
+    get_jobs,
+    get_limits,
+    ocr_geometry,
+    ocr_lang,
+    read_options,
+    require_api_key,
+)
 from vision.export.formats import FORMATS
 from vision.app.api.documents import ReadOptions, check_size, response
 from vision.app.api.errors import ApiError
+from vision.app.api.priority import background_thread
 from vision.app.api.job_service import JobService
 from vision.app.api.job_store import ACTIVE, JobRecord
 from vision.app.api.routers.ocr import ERROR_RESPONSES
@@ -47,13 +55,19 @@ def submit_job(
     read: Annotated[ReadOptions, Depends(read_options)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     jobs: Annotated[JobService, Depends(get_jobs)],
+    geometry: Annotated[dict[str, bool], Depends(ocr_geometry)],
+    lang: Annotated[str | None, Depends(ocr_lang)] = None,
     fps_query: Annotated[float | None, Query(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
     fps_form: Annotated[float | None, Form(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
 ) -> dict:
-    """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``."""
+    """Queue the upload; poll ``GET /v1/jobs/{id}``, then fetch ``GET /v1/jobs/{id}/result``.
+
+    ``lang``, ``orientation`` and ``rotated`` work as on ``POST /v1/ocr``."""
+    background_thread(jobs.runtime.settings.worker_nice)
     filename = check_filename(file.filename)
     size = check_size(file, limits.max_bytes)
-    job = jobs.submit(file.file, filename, read, fps_query if fps_query is not None else fps_form, size=size)
+    fps = fps_query if fps_query is not None else fps_form
+    job = jobs.submit(file.file, filename, read, fps, size=size, lang=lang, geometry=geometry)
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return job.to_json()
 
@@ -93,6 +107,7 @@ def get_result(
     ] = (ResultFormat.json),
 ) -> Response:
     """The result in the requested ``format``; ``409`` unless the job succeeded."""
+    background_thread(jobs.runtime.settings.worker_nice)  # exports and searchable PDFs take CPU
     job = _job(jobs, job_id)
     if job.status != "succeeded":
         reason = f": {job.error_message}" if job.error_message else ""

@@ -13,6 +13,7 @@ from vision.app.api.dependencies import (
     get_limits,
     get_ocr,
     ocr_format,
+    ocr_geometry,
     ocr_lang,
     read_options,
     require_api_key,
@@ -20,6 +21,7 @@ from vision.app.api.dependencies import (
 from vision.app.api.documents import ReadOptions, check_size, open_document, response
 from vision.app.api.errors import ApiError
 from vision.app.api.paging import ocr_chunks
+from vision.app.api.priority import background_thread
 from vision.app.api.pdf_output import pdf_response, pdf_text_option, with_pdf_text
 from vision.app.api.request_batcher import QueueFull, QueueTimeout
 from vision.app.api.runtime import OcrService
@@ -116,23 +118,27 @@ def ocr(
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
     budget: Annotated[PixelBudget, Depends(get_budget)],
+    geometry: Annotated[dict[str, bool], Depends(ocr_geometry)],
     pdf_text: Annotated[str, Depends(pdf_text_option)] = "auto",
     lang: Annotated[str | None, Depends(ocr_lang)] = None,
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
-    Pages of concurrent requests are merged into model batches. Videos and documents over the
+    ``lang``, ``orientation`` and ``rotated`` pick the predictor (the same models, one batcher per option
+    set). Pages of concurrent requests are merged into model batches. Videos and documents over the
     synchronous page limit go to ``POST /v1/jobs``.
     """
+    background_thread(getattr(service, "nice", 0))  # a request thread: decoding and exporting yield to the event loop
     filename = check_filename(file.filename)
     check_size(file, limits.max_bytes)
     with open_document(file.file, filename, limits.reader_limits(), read) as doc:
         if doc.kind == "video":
             raise ApiError(422, "use_jobs", f"{filename}: videos are processed as jobs: POST /v1/jobs")
         try:
-            service = service.for_lang(lang)
+            service = service.variant(lang=lang, **geometry)
         except ValueError as exc:
-            raise ApiError(422, "invalid_lang", str(exc)) from exc
+            code = "invalid_lang" if "language" in str(exc) else "invalid_request"
+            raise ApiError(422, code, str(exc)) from exc
         check_request_pixels(doc, filename, limits.max_request_pixels)
         reader = with_pdf_text(service, pdf_text)  # the PDF is written onto the upload: no page images kept
         pages = ocr_in_budget(reader, budget, doc, filename, limits.request_timeout_s, keep_images=False)

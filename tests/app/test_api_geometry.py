@@ -1,0 +1,135 @@
+"""Per-request ``orientation`` and ``rotated`` on ``POST /v1/ocr`` (the CLI's ``--detect-orientation`` and
+``--rotated``): mapped onto :class:`OCROptions`, served by a predictor sharing the server's models, cached
+per option set (bounded), documented in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import _app_media as _media
+import pytest
+from fastapi.testclient import TestClient
+
+from vision.app.api.runtime import OcrService
+from vision.io import DocumentFile
+from vision.pipelines.ocr.options import OCROptions, options_with, orientation_changes
+
+
+def _expected(predictor: Any, data: bytes, **changes: bool) -> dict:
+    pages = list(DocumentFile.from_path(data))
+    for page in pages:
+        page.source = "page.png"
+    doc = predictor.with_options(**changes)(pages)
+    doc.source = "page.png"
+    return doc.export()
+
+
+def test_options_map_onto_ocr_options() -> None:
+    assert orientation_changes() == {}
+    assert orientation_changes(detect_orientation=True, rotated=True) == {
+        "detect_orientation": True,
+        "assume_straight_pages": False,
+    }
+    options = options_with(OCROptions(), **orientation_changes(detect_orientation=True, rotated=False))
+    assert options.detect_orientation and options.assume_straight_pages
+
+
+def test_predictor_with_options_shares_the_models(predictor: Any) -> None:
+    assert predictor.with_options(detect_orientation=False) is predictor  # unchanged: itself
+    rotated = predictor.with_options(assume_straight_pages=False, detect_orientation=True)
+    assert not rotated.options.assume_straight_pages and rotated.options.detect_orientation
+    assert "orientation" in rotated.pipeline.names and "deskew" in rotated.pipeline.names
+    det, base_det = rotated.pipeline["detect"].predictor, predictor.pipeline["detect"].predictor
+    assert det.model is base_det.model and det is not base_det
+    assert not det.straight and base_det.straight  # the server's predictor is not changed
+    assert rotated.pipeline["recognize"].predictor is predictor.pipeline["recognize"].predictor
+    with pytest.raises(TypeError, match="cannot change per call"):
+        predictor.with_options(reco_batch_size=2)
+
+
+@pytest.mark.parametrize(
+    ("fields", "changes"),
+    [
+        ({"orientation": "true"}, {"detect_orientation": True}),
+        ({"rotated": "true"}, {"assume_straight_pages": False}),
+        ({"orientation": "1", "rotated": "yes"}, {"detect_orientation": True, "assume_straight_pages": False}),
+    ],
+)
+def test_fields_read_with_those_options(client: TestClient, predictor: Any, fields: dict, changes: dict) -> None:
+    data = _media.png(["Total 42.00", "Invoice 2024"])
+    expected = _expected(predictor, data, **changes)
+    for kwargs in ({"data": fields}, {"params": fields}):
+        response = client.post("/v1/ocr", files={"file": ("page.png", data)}, **kwargs)
+        assert response.status_code == 200, response.text
+        assert response.json() == expected
+    (variant,) = client.app.state.runtime.ocr._langs.values()  # both requests: one predictor, kept
+    assert {k: getattr(variant.predictor.options, k) for k in changes} == changes
+    names = variant.predictor.pipeline.names
+    assert ("orientation" in names) == changes.get("detect_orientation", False)
+    assert ("deskew" in names) == (not changes.get("assume_straight_pages", True))
+
+
+def test_query_wins_and_false_is_the_server_default(client: TestClient, predictor: Any) -> None:
+    data = _media.png(["Total 42.00"])
+    plain = client.post("/v1/ocr", files={"file": ("page.png", data)}).json()
+    off = client.post(
+        "/v1/ocr", files={"file": ("page.png", data)}, params={"rotated": "false"}, data={"rotated": "true"}
+    )
+    assert off.status_code == 200 and off.json() == plain
+
+
+def test_bad_values_are_422(client: TestClient) -> None:
+    data = _media.png(["Total 42.00"])
+    response = client.post("/v1/ocr", files={"file": ("page.png", data)}, params={"orientation": "maybe"})
+    assert response.status_code == 422 and response.json()["error"] == "invalid_request"
+
+
+def test_option_sets_are_cached_and_bounded(predictor: Any) -> None:
+    service = OcrService(predictor, max_wait_s=0)
+    try:
+        assert service.variant() is service and service.variant(detect_orientation=False) is service
+        first = service.variant(detect_orientation=True)
+        assert service.variant(detect_orientation=True) is first
+        assert service.variant(lang="de", assume_straight_pages=False).predictor.options.lang == "de"
+        assert len(service._langs) == 2
+        for lang in ("de", "fr", "es", "it", "nl", "pt", "da", "sv", "nb", "pl"):
+            for rotated in (False, True):
+                service.variant(lang=lang, assume_straight_pages=not rotated)
+        assert len(service._langs) == OcrService.MAX_VARIANTS
+        assert not first.batcher.alive  # the oldest was closed (its batcher thread stopped)
+    finally:
+        service.close()
+
+
+def test_openapi_documents_the_options(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    operation = schema["paths"]["/v1/ocr"]["post"]
+    query = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
+    for name, words in (("orientation", "--detect-orientation"), ("rotated", "--rotated")):
+        assert words in query[name]["description"]
+        assert {"type": "boolean"} in query[name]["schema"]["anyOf"]
+    ref = operation["requestBody"]["content"]["multipart/form-data"]["schema"]["$ref"].rsplit("/", 1)[1]
+    form = schema["components"]["schemas"][ref]["properties"]
+    assert "--detect-orientation" in form["orientation"]["description"]
+    assert "--rotated" in form["rotated"]["description"]
+
+
+def test_jobs_take_the_same_options(client: TestClient, predictor: Any) -> None:
+    import time
+
+    data = _media.png(["Total 42.00", "Invoice 2024"])
+    expected = _expected(predictor, data, detect_orientation=True, assume_straight_pages=False)
+    submitted = client.post(
+        "/v1/jobs", files={"file": ("page.png", data)}, data={"orientation": "true", "rotated": "true"}
+    )
+    assert submitted.status_code == 202, submitted.text
+    job_id = submitted.json()["id"]
+    deadline = time.monotonic() + 60
+    while client.get(f"/v1/jobs/{job_id}").json()["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    result = client.get(f"/v1/jobs/{job_id}/result").json()
+    assert result["pages"] == expected["pages"]
+    (variant,) = client.app.state.runtime.ocr._langs.values()  # the job ran on that option set's predictor
+    options = variant.predictor.options
+    assert options.detect_orientation and not options.assume_straight_pages
