@@ -294,15 +294,20 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         print("error: --jobs must be 0 or more", file=sys.stderr)
         return 2
     failed = len(problems)
-    if predictor is None and cpu_lanes(args, jobs):  # --jobs N on the CPU: N predictors, 1/N of the cores each
+    # --redo-ocr reads each PDF twice (layer stripped, visible text kept): the lanes of this process
+    bulk = not getattr(args, "redo_ocr", False)
+    spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
+    if not bulk and (spread or getattr(args, "engine", "local") == "ray"):
+        print("note: --redo-ocr runs in this process (--engine, --devices and --replicas are ignored)",
+              file=sys.stderr)
+    if bulk and predictor is None and cpu_lanes(args, jobs):  # --jobs N on the CPU: N predictors
         args = copy.copy(args)
         args.replicas, args.jobs = args.jobs, 0
     spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
-    if getattr(args, "engine", "local") == "ray" or spread:
+    if bulk and (getattr(args, "engine", "local") == "ray" or spread):
         from vision.app.cli._ocr_engines import run_engine
 
         return run_engine(args, jobs, failed)
-    bulk = not getattr(args, "redo_ocr", False)  # --redo-ocr reads each PDF twice (layer stripped, visible text kept): lanes
     if bulk and (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
         return _run_bulk(args, jobs, predictor, failed)
     import torch
