@@ -55,7 +55,7 @@ def test_perfect_reader_scores_one(page_set):
     assert report["pages"] == 2 and report["pages_per_s"] > 0
     for key in ("detection", "end_to_end"):
         assert report[key]["0.5"]["f1"] == 1.0 and report[key]["0.5"]["n_gt"] == 2 * 21
-    assert report["cer"] == 0.0
+    assert report["cer"] == 0.0 and report["cer_nospace"] == 0.0
 
 
 def test_misread_words_lower_end_to_end_but_not_detection(page_set):

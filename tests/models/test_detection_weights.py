@@ -49,3 +49,15 @@ def test_shipped_detector_finds_printed_words():
     pred = result.boxes * np.array([900, 300, 900, 300])
     assert box_iou(np.asarray(truth, float), pred).max(axis=1).min() > 0.5
     assert result.scores.min() > 0.5
+
+
+def test_model_card_states_every_recorded_score():
+    """docs/models/detection.md shows each score of the default's meta (3 decimals, or a percentage)."""
+    from pathlib import Path
+
+    card = (Path(__file__).resolve().parents[2] / "docs" / "models" / "detection.md").read_text()
+    meta = get_entry("db_mobilenet_v3_large").weights.meta["metrics"]
+    for name, scores in meta.items():
+        for key, v in scores.items():
+            shown = {f"{x:.3f}" for x in (v - 5e-4, v, v + 5e-4)} | {f"{100 * v:.1f}%"}
+            assert any(s in card for s in shown), (name, key, v)

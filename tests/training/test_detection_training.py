@@ -119,6 +119,12 @@ def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
     assert (
         third["step"] == 3 and third["optimizer"] == "restarted" and third["trained_s"] > summary["trained_s"]
     )
+    light = train(  # the fp16 folder brought back from a GPU call continues the schedule too
+        load_config(str(cfg_path), out_dir=str(tmp_path / "out5"), max_steps=1, resume=str(out / "resume"))
+    )
+    assert light["step"] == 3 and light["optimizer"] == "restarted"
+    assert sum(f.stat().st_size for f in (out / "resume").iterdir()) < 0.6 * sum(
+        f.stat().st_size for f in (out / "ckpt").glob("model-*"))
     weights = out / "det_db_mobilenet_v3_large.safetensors"
     tuned = train(load_config(str(cfg_path), out_dir=str(tmp_path / "out4"), max_steps=1, init=str(weights)))
     assert tuned["step"] == 1 and tuned["optimizer"] == "new"

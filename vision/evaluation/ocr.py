@@ -49,7 +49,7 @@ def score_page(
 
     Returns:
         ``{"det": {thr: Counts}, "e2e": {thr: Counts}, "cer": (distance, length), "cer_ci": the same
-        case-insensitive}``.
+        case-insensitive, "cer_nospace": the same with every whitespace removed from both texts}``.
     """
     h, w = size
     gt, gt_texts, ignore = ground_truth_words(sample.words, sample.level)
@@ -62,6 +62,7 @@ def score_page(
         "e2e": {t: end_to_end_counts(gt, gt_texts, pred, pred_texts, t, ignore) for t in iou_thresholds},
         "cer": cer_counts(truth, read),
         "cer_ci": cer_counts(truth.casefold(), read.casefold()),
+        "cer_nospace": cer_counts("".join(truth.split()), "".join(read.split())),
     }
 
 
@@ -79,7 +80,7 @@ def evaluate_ocr(
     timed = TimedPages(pages, "OCR", batch_size)
     det = {t: Counts() for t in iou_thresholds}
     e2e = {t: Counts() for t in iou_thresholds}
-    dist = length = dist_ci = 0
+    dist = length = dist_ci = dist_ns = length_ns = 0
     for chunk, images, doc in timed.predict(predict):
         for sample, image, page in zip(chunk, images, doc.pages):
             words = page.words
@@ -95,6 +96,7 @@ def evaluate_ocr(
                 e2e[t] = e2e[t] + scores["e2e"][t]
             dist, length = dist + scores["cer"][0], length + scores["cer"][1]
             dist_ci += scores["cer_ci"][0]
+            dist_ns, length_ns = dist_ns + scores["cer_nospace"][0], length_ns + scores["cer_nospace"][1]
     return {
         **timed.report(),
         "detection": {str(t): c.summary() for t, c in det.items()},
@@ -102,6 +104,8 @@ def evaluate_ocr(
         "cer": round(dist / length, 4) if length else None,
         "cer_ci": round(dist_ci / length, 4) if length else None,
         "cer_counts": {"errors": int(dist), "errors_ci": int(dist_ci), "chars": int(length)},
+        # every whitespace removed from both texts (the README's page CER of sets transcribed without spaces)
+        "cer_nospace": round(dist_ns / length_ns, 4) if length_ns else None,
     }
 
 
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']} "
-        f"(case-insensitive {report['cer_ci']})"
+        f"(case-insensitive {report['cer_ci']}, without spaces {report['cer_nospace']})"
     )
     for name in ("detection", "end_to_end"):
         for t, s in report[name].items():

@@ -2,7 +2,8 @@
 
 Data: rendered born-digital PDF pages and synthetic pages, degraded (see
 :mod:`vision.training.detection_data`); never the evaluation sets. A run trains for ``max_minutes`` of wall
-time minus a reserve, then writes a checkpoint (``OUT/ckpt``, shards under 15 MiB), the weights as one
+time minus a reserve, then writes a checkpoint (``OUT/ckpt``, shards under 15 MiB; ``OUT/resume``, the same
+in fp16 without optimizer state, to carry between calls), the weights as one
 safetensors file (``OUT/det_<arch>.safetensors``) and ``OUT/metrics.json``: validation on held-out PDF
 pages, with the post-processing thresholds swept to calibrate ``unclip_ratio`` on our own labels. The
 learning rate follows a cosine over ``total_minutes`` of *training* time summed across runs, so a second
@@ -130,6 +131,22 @@ def _save(
     )
 
 
+def _save_light(out: Path) -> Path:
+    """``OUT/resume``: the checkpoint's manifest and its model shard(s) in fp16 (about 6 MB, no optimizer
+    state), small enough to bring back from a GPU call and carry into the next; ``--resume OUT/resume``
+    continues the schedule with AdamW restarted behind a warm-up (weights are cast back to fp32 on load)."""
+    from safetensors.torch import load_file, save_file
+
+    src, dst = out / "ckpt", out / "resume"
+    dst.mkdir(parents=True, exist_ok=True)
+    manifest = json.loads((src / "trainer.json").read_text())
+    for name in manifest["model_files"]:
+        sd = load_file(str(src / name))
+        save_file({k: v.half() if v.is_floating_point() else v for k, v in sd.items()}, str(dst / name))
+    (dst / "trainer.json").write_text(json.dumps(manifest))
+    return dst
+
+
 def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run one time-budgeted training call; returns the summary also written to ``OUT/metrics.json``."""
     from vision.training.detection_eval import validate
@@ -196,6 +213,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 break
     del loader
     _save(cfg, model, opt, step, state, out)
+    _save_light(out)
     weights = save_weights(
         model, out / f"det_{cfg.arch}.safetensors", metadata={"arch": cfg.arch, "step": str(step)}
     )

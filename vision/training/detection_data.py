@@ -48,6 +48,11 @@ class DataConfig:
         long_side: page long side the scale jitter is centred on (the predictor's input size).
         shrink: kernel shrink as a fraction of the word's short side (see db_targets).
         gray_share: fraction of pages turned grey (most scans are).
+        photos_dir: a photo folder (:func:`vision.training.synth.photos.prepare_photos`; its ``holdout/``
+            is never read) for scene pages.
+        scene_share: fraction of pages that are scene pages (:mod:`vision.training.synth.scene_pages`:
+            photos with signs and labels, photographed documents, video frames and screens).
+        scene_gray_share: fraction of scene pages turned grey.
     """
 
     fonts_dir: str = ".cache/fonts"
@@ -60,6 +65,9 @@ class DataConfig:
     long_side: int = 1024
     shrink: float = 0.25
     gray_share: float = 0.6
+    photos_dir: str = ""
+    scene_share: float = 0.0
+    scene_gray_share: float = 0.15
 
 
 class PageWords:
@@ -98,6 +106,20 @@ class PageSources:
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir))
         )
+        self.scene = None
+        if self.renderer is not None and cfg.scene_share > 0:
+            from vision.training.synth.photos import PhotoBank
+            from vision.training.synth.scene_pages import SceneRenderer
+
+            self.scene = SceneRenderer(self.renderer, PhotoBank(cfg.photos_dir or None), pages=self._pdf_page,
+                                       long_side=cfg.long_side, shrink=cfg.shrink)
+
+    def _pdf_page(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if self.pdf is None or not len(self.pdf):
+            page = self.renderer(rng)
+            return page.image, page.boxes
+        image, boxes, _ = self.pdf.page(int(rng.integers(len(self.pdf))))
+        return image, boxes
 
     def __call__(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         if (
@@ -208,8 +230,14 @@ class DetectionStream(IterableDataset):
         failures = 0
         while True:
             try:
-                image, boxes = sources(rng)
-                page, targets = make_page(image, boxes, rng, self.cfg)
+                if sources.scene is not None and rng.random() < self.cfg.scene_share:
+                    scene = sources.scene(rng)
+                    page, targets = scene.image, scene.targets
+                    if rng.random() < self.cfg.scene_gray_share:
+                        page = np.repeat(cv2.cvtColor(page, cv2.COLOR_RGB2GRAY)[..., None], 3, axis=2)
+                else:
+                    image, boxes = sources(rng)
+                    page, targets = make_page(image, boxes, rng, self.cfg)
                 crops = random_crops(page, targets, rng, self.cfg.crop, self.cfg.crops_per_page)
             except Exception as exc:  # one bad random page must not end a 10-minute run
                 failures += 1
