@@ -158,9 +158,10 @@ def test_main_builds_the_models_from_the_options(tmp_path, capsys):
     assert len(doc["pages"]) == 1 and doc["pages"][0]["dimensions"] == [360, 640]
 
 
-def test_jobs_read_files_in_worker_processes_and_keep_stdout_order(tmp_path, capsys):
-    """``--jobs 2``: two worker processes read the files and make their outputs for one predictor; stdout is
-    the same, in input order, as with one worker or none, and the thread count is unchanged afterwards."""
+def test_jobs_keep_stdout_order(tmp_path, capsys):
+    """``--jobs 2`` on the CPU: two predictor lanes with one thread each; ``--jobs 1``: one worker process
+    reads and finishes the files for one predictor; ``--jobs 0``: all in this process. Stdout is the same, in
+    input order, and the thread count is restored afterwards."""
     import torch
 
     images = [str(_save_page(tmp_path / f"p{i}.png", shift=3 * i)) for i in range(3)]

@@ -67,7 +67,7 @@ def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: P
     assert _outputs(out) == _outputs(tmp_path / "one")
 
 
-def test_jobs_on_the_cpu_mean_predictor_processes_for_output_files() -> None:
+def test_jobs_on_the_cpu_mean_predictor_lanes() -> None:
     import argparse
 
     from vision.app.cli._ocr_bulk import cpu_lanes
@@ -76,9 +76,8 @@ def test_jobs_on_the_cpu_mean_predictor_processes_for_output_files() -> None:
     def args(**kw):
         return argparse.Namespace(**{"jobs": None, "engine": "local", "devices": None, "device": "cpu", **kw})
 
-    files = [Job(Path("a.png"), Path("o/a.png.txt")), Job(Path("b.png"), Path("o/b.png.txt"))]
+    files = [Job(Path("a.png"), Path("o/a.png.txt")), Job(Path("b.png"), None)]
     assert cpu_lanes(args(jobs=2), files)
     assert not cpu_lanes(args(jobs=1), files) and not cpu_lanes(args(), files)
-    assert not cpu_lanes(args(jobs=2), [Job(Path("a.png"), None)])  # stdout: worker processes instead
     assert not cpu_lanes(args(jobs=2, device="cuda"), files)
     assert not cpu_lanes(args(jobs=2, engine="ray"), files)

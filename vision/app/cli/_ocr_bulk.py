@@ -54,11 +54,11 @@ def _cuda(device: str | None) -> bool:
 
 
 def cpu_lanes(args: argparse.Namespace, jobs: list[Any]) -> bool:
-    """Whether ``--jobs N`` means N predictor processes: N >= 2 on the CPU, every output a file, no Ray."""
+    """Whether ``--jobs N`` means N predictor lanes in this process: N >= 2 on the CPU, no other engine."""
     n = getattr(args, "jobs", None)
     if n is None or n < 2 or getattr(args, "engine", "local") != "local" or getattr(args, "devices", None):
         return False
-    return not _cuda(args.device) and all(job.output is not None for job in jobs)
+    return not _cuda(args.device)
 
 
 def default_jobs(device: str | None) -> int:

@@ -25,17 +25,16 @@ one predictor runs the models on pages of several files at once. On a GPU, ``--j
 read files (decode, render PDFs) and finish them (layout, the format's writer, the atomic write) for it
 (default: one per spare core, up to 8). On the CPU the models take the cores: by default (``--jobs 0``)
 everything runs in this process, reading in a thread (``--jobs 1``: one worker process reads and finishes);
-``--jobs N`` with N >= 2 and output files runs N processes, each with its own predictor, 1/N of the threads and every N-th file (small models use
-two cores better as two single-thread predictors than as one two-thread one); to stdout, N worker processes. ``--engine ray`` and
-``--devices cuda:0,cuda:1`` spread the files over Ray actors or one process per GPU
-(:mod:`vision.app.cli._ocr_engines`). Stdin is read by one predictor in this process. Stdout keeps the
-inputs' order.
+``--jobs N`` with N >= 2 reads N files at once in this process, each lane with its own predictor and 1/N of
+the threads (small models use two cores better as two single-thread lanes than as one two-thread one).
+``--engine ray``, ``--devices cuda:0,cuda:1`` and ``--replicas N`` spread the files over Ray actors or
+processes with a predictor each (:mod:`vision.app.cli._ocr_engines`). ``--redo-ocr`` and stdin use the
+lanes of this process. Stdout keeps the inputs' order.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import queue
 import sys
@@ -144,7 +143,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         metavar="N",
         help="GPU: worker processes that read files and write outputs for the predictor (default: one per "
-        "spare core, up to 8); CPU: N predictor processes with 1/N of the threads each (default 1)",
+        "spare core, up to 8); CPU: N files at once, each by its own predictor with 1/N of the threads",
     )
     add_engine_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -294,15 +293,17 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
         print("error: --jobs must be 0 or more", file=sys.stderr)
         return 2
     failed = len(problems)
-    if predictor is None and cpu_lanes(args, jobs):  # --jobs N on the CPU: N predictors, 1/N of the cores each
-        args = copy.copy(args)
-        args.replicas, args.jobs = args.jobs, 0
+    # --redo-ocr reads each PDF twice (layer stripped, visible text kept): the lanes of this process
+    bulk = not getattr(args, "redo_ocr", False)
     spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
-    if getattr(args, "engine", "local") == "ray" or spread:
+    if not bulk and (spread or getattr(args, "engine", "local") == "ray"):
+        print("note: --redo-ocr runs in this process (--engine, --devices and --replicas are ignored)",
+              file=sys.stderr)
+    if bulk and (getattr(args, "engine", "local") == "ray" or spread):
         from vision.app.cli._ocr_engines import run_engine
 
         return run_engine(args, jobs, failed)
-    bulk = not getattr(args, "redo_ocr", False)  # --redo-ocr reads each PDF twice (layer stripped, visible text kept): lanes
+    bulk = bulk and not cpu_lanes(args, jobs)  # --jobs N on the CPU: N predictor lanes, 1/N of the threads each
     if bulk and (predictor is None or hasattr(predictor, "map")) and all(is_file_job(j) for j in jobs):
         return _run_bulk(args, jobs, predictor, failed)
     import torch
