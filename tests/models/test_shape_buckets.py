@@ -71,11 +71,12 @@ def test_recognition_shapes_are_bounded_and_read_the_same(recognizers) -> None:
     assert len(padded.model.shapes) <= 18
 
 
-def test_gpu_defaults_are_bf16_and_compile() -> None:
+def test_gpu_defaults_are_bf16_eager_and_compile_is_opt_in() -> None:
     from vision.pipelines.ocr.options import OCROptions
     from vision.pipelines.ocr.predictor import gpu_defaults
 
-    assert gpu_defaults(OCROptions(device="cuda")) == (torch.bfloat16, True)
+    assert gpu_defaults(OCROptions(device="cuda")) == (torch.bfloat16, False)
+    assert gpu_defaults(OCROptions(device="cuda", compile=True)) == (torch.bfloat16, True)
     assert gpu_defaults(OCROptions(device="cuda", dtype=torch.float32, compile=False)) == (torch.float32, False)
     assert gpu_defaults(OCROptions(device="cpu")) == (torch.float32, False)
     assert gpu_defaults(OCROptions(device="cuda", onnx=True)) == (torch.float32, False)

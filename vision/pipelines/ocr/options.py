@@ -43,7 +43,7 @@ class OCROptions:
         det_weights, reco_weights: ``"default"`` (shipped), a safetensors path, or ``None`` (random, tests).
         device: ``"cpu"``, ``"cuda"``, ... (``None``: CUDA when available).
         dtype: model dtype (``None``: bfloat16 on CUDA, float32 elsewhere).
-        compile: ``torch.compile`` both models (``None``: on CUDA; static, bucketed shapes, see
+        compile: ``torch.compile`` both models (``None``: off; static, bucketed shapes on CUDA, see
             :mod:`vision.predictors.detection.predictor` and :mod:`vision.predictors.recognition.predictor`).
         det_batch_size: pages per detection forward pass (sizes left at their defaults become
             ``GPU_SIZES`` of :mod:`vision.pipelines.ocr.predictor` on CUDA: 16, 1024 and 64).
@@ -162,7 +162,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=("fp32", "bf16"), default=None,
                         help="model precision (default: bf16 on CUDA, fp32 elsewhere)")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
-                        help="torch.compile the models (default: on CUDA)")
+                        help="torch.compile the models (default: off; a warm-up of about 45 s per process)")
     parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
