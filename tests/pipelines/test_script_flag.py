@@ -34,8 +34,8 @@ def page(lines: list[str]) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def predictor():
-    if not WEIGHTS.exists() or not DEJAVU.exists():
-        pytest.skip("script classifier weights or DejaVu missing")
+    assert WEIGHTS.exists(), "the script classifier's weights ship with the package"
+    assert DEJAVU.exists(), "DejaVu fonts are installed by make setup (fonts-dejavu-core)"
     return vision.ocr_predictor(device="cpu")
 
 

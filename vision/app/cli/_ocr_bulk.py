@@ -18,7 +18,7 @@ from typing import Any
 from vision.errors import VisionError
 from vision.structures import Document
 
-__all__ = ["Finisher", "Reader", "cpu_lanes", "default_jobs", "is_file_job", "run_bulk"]
+__all__ = ["Finisher", "Reader", "cpu_lanes", "default_jobs", "is_file_job", "run_bulk", "write_stdout"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,16 @@ class Finisher:
         from vision.app.cli.ocr import finish_job
 
         return finish_job(job, doc, None, self.args)
+
+
+def write_stdout(source: Any, text: str | bytes | None, *, many: bool) -> None:
+    """An output meant for stdout: bytes as they are, text under a ``==> source <==`` header when ``many``."""
+    if isinstance(text, bytes):
+        sys.stdout.buffer.write(text)
+        sys.stdout.buffer.flush()
+    elif text is not None:
+        sys.stdout.write((f"==> {source} <==\n" if many else "") + text)
+        sys.stdout.flush()
 
 
 def _cuda(device: str | None) -> bool:
@@ -81,12 +91,7 @@ def run_bulk(args: argparse.Namespace, jobs: list[Any], predictor: Any, bar: Any
         else:
             count, text = result
             pages += count
-            if isinstance(text, bytes):
-                sys.stdout.buffer.write(text)
-                sys.stdout.buffer.flush()
-            elif text is not None:
-                sys.stdout.write((f"==> {job.source} <==\n" if len(jobs) > 1 else "") + text)
-                sys.stdout.flush()
+            write_stdout(job.source, text, many=len(jobs) > 1)
         bar.set_postfix(pages=pages, failed=failed, refresh=False)
         bar.update(1)
     return pages, failed

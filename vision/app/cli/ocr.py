@@ -52,7 +52,7 @@ from vision.app.cli._common import (
     ocr_predictor_from_args,
     scan_inputs,
 )
-from vision.app.cli._ocr_bulk import cpu_lanes, default_jobs, is_file_job, run_bulk
+from vision.app.cli._ocr_bulk import cpu_lanes, default_jobs, is_file_job, run_bulk, write_stdout
 from vision.app.cli._ocr_engines import add_engine_arguments
 from vision.app.cli._ocr_io import (
     STDIO,
@@ -328,12 +328,7 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
             try:
                 count, text = future.result()
                 pages += count
-                if isinstance(text, bytes):
-                    sys.stdout.buffer.write(text)
-                    sys.stdout.buffer.flush()
-                elif text is not None:
-                    sys.stdout.write((f"==> {job.source} <==\n" if len(jobs) > 1 else "") + text)
-                    sys.stdout.flush()
+                write_stdout(job.source, text, many=len(jobs) > 1)
             except (VisionError, OSError) as exc:
                 failed += 1
                 reason = str(exc) if isinstance(exc, VisionError) else f"{job.source}: {exc}"
