@@ -22,12 +22,14 @@ Steps (each one can be left out with ``--skip``; a step that fails is reported a
 6. ``f1`` (with ``--data DIR``, a ground-truth set such as ``funsd_dev``): ``vision eval ocr`` end-to-end F1
    with fp32 eager and with the device defaults (bf16 + compile on CUDA).
 
-Prints one JSON summary (and writes it to ``--out`` when given).
+Prints one JSON summary (and writes it to ``--out`` when given). ``--profile DIR`` writes cProfile stats of
+each cli command's main process and of the measured API calls there (read them with ``pstats``).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import shutil
@@ -44,6 +46,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 STEPS = ("render", "cli", "harness", "api", "map", "f1")
 CLI = "import sys; from vision.app.cli import main; sys.exit(main())"
+PROFILED_CLI = (  # the CLI's main process under cProfile, stats written to $VISION_BENCH_PROFILE
+    "import cProfile, os, sys\nfrom vision.app.cli import main\nprofile = cProfile.Profile()\n"
+    "profile.enable()\ntry:\n    rc = main()\nfinally:\n    profile.disable()\n"
+    "    profile.dump_stats(os.environ['VISION_BENCH_PROFILE'])\nsys.exit(rc)"
+)
 
 
 def _env() -> dict[str, str]:
@@ -59,21 +66,30 @@ def _sources(args: argparse.Namespace) -> list[Path]:
     return []
 
 
-def run_cli(pages_dir: Path, out_root: Path, device: str, extra: str, timeout: float) -> dict[str, Any]:
-    """``vision ocr pages_dir -o OUT --device device EXTRA``: start-to-last-file and start-to-exit seconds."""
-    out = out_root / f"cli-{abs(hash(extra)) % 10**8}"
+def run_cli(pages_dir: Path, out_root: Path, device: str, extra: str, timeout: float,
+            profile: Path | None = None) -> dict[str, Any]:
+    """``vision ocr pages_dir -o OUT --device device EXTRA``: start-to-last-file and start-to-exit seconds.
+
+    With ``profile`` (a folder), the command's main process runs under cProfile (``cli-<hash>.prof``)."""
+    tag = f"cli-{abs(hash(extra)) % 10**8}"
+    out = out_root / tag
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sys.executable, "-c", CLI, "ocr", str(pages_dir), "-o", str(out), "--device", device, "--no-progress",
+    env = _env()
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        env["VISION_BENCH_PROFILE"] = str(profile / f"{tag}.prof")
+    code = PROFILED_CLI if profile is not None else CLI
+    cmd = [sys.executable, "-c", code, "ocr", str(pages_dir), "-o", str(out), "--device", device, "--no-progress",
            *extra.split()]
     start = time.time()
-    proc = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     exit_s = time.time() - start
     files = [p for p in out.rglob("*") if p.is_file()] if out.is_dir() else []
     stamps = sorted(p.stat().st_mtime - start for p in files)
     last = stamps[-1] if stamps else 0.0
     tenth = stamps[len(stamps) // 10] if stamps else 0.0
     n = len(list(pages_dir.iterdir()))
-    row = {"args": extra or "(defaults)", "rc": proc.returncode, "files": len(files), "pages": n,
+    row = {"args": extra or "(defaults)", "tag": tag, "rc": proc.returncode, "files": len(files), "pages": n,
            "to_last_file_s": round(last, 2), "to_exit_s": round(exit_s, 2),
            "first_file_s": round(stamps[0], 2) if stamps else None,
            "pages_per_s": round(len(files) / last, 1) if last > 0 else None,
@@ -125,12 +141,20 @@ def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]
             ocr = vision.ocr_predictor(device=args.device, dtype=dtype, compile=compiled)
             row["build_s"] = round(time.perf_counter() - t0, 2)
             times = []
+            profile = cProfile.Profile() if args.profile else None
             for c in range(warm + args.api_calls):
                 _sync(args.device)
                 t = time.perf_counter()
+                if profile is not None and c >= warm:
+                    profile.enable()
                 ocr(chunk[c * per:(c + 1) * per])
                 _sync(args.device)
+                if profile is not None and c >= warm:
+                    profile.disable()
                 times.append(time.perf_counter() - t)
+            if profile is not None:  # the measured calls only
+                args.profile.mkdir(parents=True, exist_ok=True)
+                profile.dump_stats(args.profile / f"api-{name}.prof")
             measured = times[warm:]
             row.update(warmup_s=round(sum(times[:warm]), 2), first_call_s=round(times[0], 3),
                        calls=len(measured), median_call_s=round(sorted(measured)[len(measured) // 2], 4),
@@ -202,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
                         "has 600 in all)")
     parser.add_argument("--render-processes", type=int, default=None, help="default: the CPU count")
     parser.add_argument("--keep", type=Path, default=None, help="render into this folder and keep it")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="folder for cProfile stats: each cli command's main process, the measured API calls")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
@@ -236,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                                 "seconds": round(time.perf_counter() - t, 1)}
             print(f"[render] {json.dumps(report['render'])}", file=sys.stderr)
         steps = {
-            "cli": lambda: [run_cli(pages_dir, scratch, args.device, extra, args.timeout) for extra in cli_variants],
+            "cli": lambda: [run_cli(pages_dir, scratch, args.device, extra, args.timeout, args.profile)
+                            for extra in cli_variants],
             "harness": lambda: run_harness(args, scratch),
             "api": lambda: run_api(args, sources),
             "map": lambda: run_map(args, paths),

@@ -38,8 +38,9 @@ def test_detector_matches_nchw() -> None:
 
 
 def test_predictor_option_and_default() -> None:
-    """``None`` means CUDA only; the detection predictor then feeds NHWC inputs, with the same boxes."""
-    assert wants_channels_last(None, torch.device("cuda")) and not wants_channels_last(None, torch.device("cpu"))
+    """``None`` means NCHW everywhere (per-shape cost on CUDA); asked for, the detection predictor feeds NHWC
+    inputs, with the same boxes."""
+    assert not wants_channels_last(None, torch.device("cuda")) and not wants_channels_last(None, torch.device("cpu"))
     assert wants_channels_last(True, torch.device("cpu")) and not wants_channels_last(False, torch.device("cuda"))
     rng = np.random.default_rng(0)
     page = np.full((200, 160, 3), 255, np.uint8)

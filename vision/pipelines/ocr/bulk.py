@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import pickle
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -70,6 +72,25 @@ def _init_worker(read: Callable | None, post: Pipeline | None, finish: Callable 
     except ImportError:  # pragma: no cover - torch is a dependency
         pass
     _WORKER.update(read=read, post=post, finish=finish)
+
+
+def _write_setup(*args: Any) -> str:
+    """Pickle the workers' start-up arguments to a private temporary file; returns its path.
+
+    Given as ``initargs``, a large argument (the script stage's lexicon is ~1 MB) would block the spawning
+    process on the pipe until each child has imported torch and read it, which starts the workers one after
+    the other (3 s each on a 16-core host); a path fits in the pipe, so they start in parallel.
+    """
+    fd, path = tempfile.mkstemp(prefix="vision-bulk-", suffix=".pickle")
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(args, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def _init_worker_from(path: str) -> None:
+    """Worker start from :func:`_write_setup`'s file."""
+    with open(path, "rb") as f:
+        _init_worker(*pickle.load(f))
 
 
 def _read_task(item: Any) -> list[PageImage]:
@@ -142,21 +163,23 @@ def bulk_map(
             :func:`read_path` for path inputs (other inputs are read here).
         finish: ``(item, document) -> result`` run after the post stages (in the workers when there are any:
             a module-level function); the result is yielded instead of the document.
-        ahead: documents in flight at once (default ``max(4, 2 * workers)``).
+        ahead: documents in flight at once (default ``max(4, 2 * workers, pages_per_batch + workers)``: enough
+            one-page documents to fill a model batch while the workers read the next ones).
         post: where the post stages and ``finish`` run (default: ``"workers"`` when there are workers).
         errors: ``"raise"`` re-raises a document's exception at its place; ``"return"`` yields it.
         worker_threads: CPU threads of each worker (OpenCV, torch).
     """
     custom_read, read = read is not None, read or read_path
-    ahead = max(1, ahead or max(4, 2 * workers))
     model, rest = split_pipeline(predictor.pipeline)
     in_workers = workers > 0 and (post or "workers") == "workers"
     size = predictor.options.pages_per_batch
+    ahead = max(1, ahead or max(4, 2 * workers, size + workers))
     procs: Executor | None = None
+    setup = None
     if workers > 0:
+        setup = _write_setup(read, rest if in_workers else None, finish if in_workers else None, worker_threads)
         procs = ProcessPoolExecutor(
-            workers, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-            initargs=(read, rest if in_workers else None, finish if in_workers else None, worker_threads))
+            workers, mp_context=mp.get_context("spawn"), initializer=_init_worker_from, initargs=(setup,))
     local = ThreadPoolExecutor(1, thread_name_prefix="vision-read")
     todo = iter(enumerate(inputs))
     flight: deque[_Doc] = deque()  # every document not yielded yet, in input order
@@ -245,3 +268,5 @@ def bulk_map(
         local.shutdown(wait=False, cancel_futures=True)
         if procs is not None:
             procs.shutdown(wait=True, cancel_futures=True)
+        if setup is not None:
+            os.unlink(setup)

@@ -285,7 +285,8 @@ def detection_predictor(
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
         resize: where pages are resized, ``"host"`` or ``"device"``; ``None``: ``"device"`` on CUDA (host
             cores bound GPU throughput), ``"host"`` elsewhere.
-        channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.memory_format`); ``None``: on CUDA.
+        channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.memory_format`); ``None``: NCHW (each
+            new input shape costs seconds in NHWC on CUDA).
         shapes: the static ``(height, width)`` inputs pages are fitted into (``None``: :data:`INPUT_SHAPES`;
             smaller inputs are faster and coarser).
         compile: ``torch.compile`` the model (batches padded, batch dimension dynamic: one graph per input

@@ -360,7 +360,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             (``"en"``, the default), a word-list path, a :class:`Lexicon`, or ``None`` for plain greedy
             decoding.
         channels_last: run the PyTorch model's convolutions in NHWC (:mod:`vision.fast.memory_format`); ``None``:
-            on CUDA.
+            NCHW (each new width bucket costs seconds in NHWC on CUDA).
         lanes: batches run at once through the onnxruntime session, each on ``threads / lanes`` intra-op
             threads (onnxruntime sessions take concurrent runs). Small recognizer batches use two cores
             better as two single-threaded runs than as one two-threaded one (FUNSD pages 1.1-1.3x faster on
