@@ -81,3 +81,33 @@ def test_jobs_on_the_cpu_mean_predictor_lanes() -> None:
     assert not cpu_lanes(args(jobs=1), files) and not cpu_lanes(args(), files)
     assert not cpu_lanes(args(jobs=2, device="cuda"), files)
     assert not cpu_lanes(args(jobs=2, engine="ray"), files)
+
+
+def test_automatic_replicas(monkeypatch) -> None:
+    """No ``--replicas``: one process except for ``-o`` on one CUDA device, where cores, GPU memory and the
+    file count each cap the number (3/4 of 16 cores = 12, 40 GiB free / 6 GiB = 6, 1000 files / 32 = 31)."""
+    import argparse
+    import os
+
+    import torch
+
+    from vision.app.cli._ocr_engines import auto_replicas
+
+    def args(**kw) -> argparse.Namespace:
+        base = {"replicas": None, "device": "cuda", "devices": None, "engine": "local", "output": "out"}
+        return argparse.Namespace(**{**base, **kw})
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda index=None: (40 * 1024**3, 80 * 1024**3))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert auto_replicas(args(), 1000) == 6
+    assert auto_replicas(args(), 100) == 3  # 100 files / 32
+    assert auto_replicas(args(), 10) == 1
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda index=None: (79 * 1024**3, 80 * 1024**3))
+    assert auto_replicas(args(), 1000) == 12  # 3/4 of the cores
+    assert auto_replicas(args(replicas=3), 1000) == 3  # given: kept
+    assert auto_replicas(args(output=None), 1000) == 1  # stdout: one process
+    assert auto_replicas(args(device="cpu"), 1000) == 1
+    assert auto_replicas(args(devices="cuda:0,cuda:1"), 1000) == 1  # --devices: one replica per device
+    assert auto_replicas(args(engine="ray"), 1000) == 1

@@ -295,6 +295,13 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     failed = len(problems)
     # --redo-ocr reads each PDF twice (layer stripped, visible text kept): the lanes of this process
     bulk = not getattr(args, "redo_ocr", False)
+    if hasattr(args, "replicas"):
+        from vision.app.cli._ocr_engines import auto_replicas
+
+        given = args.replicas is not None
+        args.replicas = auto_replicas(args, len(jobs)) if bulk and predictor is None else (args.replicas or 1)
+        if not given and args.replicas > 1 and not all(is_file_job(j) for j in jobs):
+            args.replicas = 1
     spread = getattr(args, "devices", None) or getattr(args, "replicas", 1) > 1
     if not bulk and (spread or getattr(args, "engine", "local") == "ray"):
         print("note: --redo-ocr runs in this process (--engine, --devices and --replicas are ignored)",
