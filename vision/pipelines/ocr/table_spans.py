@@ -13,12 +13,15 @@ Rows come from :mod:`vision.pipelines.ocr.table_structure` as lists of ``(first 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Row", "section_rows", "two_level_header"]
+__all__ = ["Row", "row_spans", "section_rows", "two_level_header"]
 
 Row = list[tuple[int, int, list[int]]]
+#: ``open(r, c0, c1)``: whether the rule between rows ``r`` and ``r + 1`` is missing under columns ``c0..c1``.
+Opening = Callable[[int, int, int], bool]
 _NUMBER = re.compile(r"[-+\u2212]?[\d.,]+")
 
 
@@ -61,3 +64,37 @@ def two_level_header(
             first[k] = (lo, hi, idx)
     tall = {(0, c0) for c0, c1, _ in first if c0 == c1 and c0 not in filled1}
     return 2, tall
+
+
+def row_spans(rows: list[Row], header: int, n_cols: int, spans: dict[tuple[int, int], int], is_open: Opening) -> None:
+    """Stretch body cells down and up over empty positions that no rule separates from them (in place:
+    ``spans`` maps ``(row, first col)`` to a row span; cells that move up change rows in ``rows``).
+
+    A body cell grows into the empty position below it while ``is_open`` says the rule under it is
+    missing across its columns (a top-aligned label over 2-3 rows), and likewise upwards (a label set in
+    the middle row of three). Header rows and the header/body boundary are left alone.
+    """
+    taken = [[False] * n_cols for _ in rows]
+    for r, row in enumerate(rows):
+        for c0, c1, _ in row:
+            for k in range(r, min(r + spans.get((r, c0), 1), len(rows))):
+                taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
+    free = lambda r, c0, c1: not any(taken[r][c0 : c1 + 1])  # noqa: E731
+    for r in range(header, len(rows)):
+        for cell in list(rows[r]):
+            c0, c1, _ = cell
+            top, bottom = r, r + spans.get((r, c0), 1) - 1
+            while top - 1 >= header and is_open(top - 1, c0, c1) and free(top - 1, c0, c1):
+                top -= 1
+            while bottom + 1 < len(rows) and is_open(bottom, c0, c1) and free(bottom + 1, c0, c1):
+                bottom += 1
+            if (top, bottom) == (r, r + spans.get((r, c0), 1) - 1):
+                continue
+            for k in range(top, bottom + 1):
+                taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
+            spans.pop((r, c0), None)
+            spans[(top, c0)] = bottom - top + 1
+            if top != r:
+                rows[r].remove(cell)
+                rows[top].append(cell)
+                rows[top].sort(key=lambda t: t[0])
