@@ -139,3 +139,19 @@ def test_rule_segments_find_the_gap():
     assert len(segments) == len(rules) == 7
     gap = segments[int(np.argmin(abs(rules - 45)))]
     assert len(gap) == 1 and abs(gap[0, 0] - 110) <= 1 and abs(gap[0, 1] - 296) <= 1
+
+
+def test_row_spans_survive_json_and_reach_html_and_markdown():
+    image, words, boxes = _ruled_table()
+    rules = ruling_lines(image)
+    table = recognize_table(words, boxes, rules, segments=rule_segments(image, rules))
+    page = Page(0, (140, 300), blocks=[Block([Line(words)], kind="table")], tables=[table])
+    doc = Document(pages=[page])
+    back = Document.from_json(doc.to_json())
+    assert back == doc
+    cells = back.pages[0].tables[0].cells
+    assert [(c.row, c.col, c.row_span) for c in cells if c.row_span > 1] == [(1, 0, 2), (3, 0, 3)]
+    html = doc.export_html()
+    assert '<td rowspan="2">North</td>' in html and '<td rowspan="3">South</td>' in html
+    markdown = doc.export_markdown()
+    assert '<td rowspan="3">South</td>' in markdown and "|---|" not in markdown

@@ -66,7 +66,9 @@ def two_level_header(
     return 2, tall
 
 
-def row_spans(rows: list[Row], header: int, n_cols: int, spans: dict[tuple[int, int], int], is_open: Opening) -> None:
+def row_spans(
+    rows: list[Row], header: int, n_cols: int, spans: dict[tuple[int, int], int], is_open: Opening
+) -> None:
     """Stretch body cells down and up over empty positions that no rule separates from them (in place:
     ``spans`` maps ``(row, first col)`` to a row span; cells that move up change rows in ``rows``).
 
@@ -79,7 +81,10 @@ def row_spans(rows: list[Row], header: int, n_cols: int, spans: dict[tuple[int, 
         for c0, c1, _ in row:
             for k in range(r, min(r + spans.get((r, c0), 1), len(rows))):
                 taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
-    free = lambda r, c0, c1: not any(taken[r][c0 : c1 + 1])  # noqa: E731
+
+    def free(r: int, c0: int, c1: int) -> bool:
+        return not any(taken[r][c0 : c1 + 1])
+
     for r in range(header, len(rows)):
         for cell in list(rows[r]):
             c0, c1, _ = cell
