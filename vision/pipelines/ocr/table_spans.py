@@ -17,11 +17,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Row", "row_spans", "section_rows", "two_level_header"]
+__all__ = ["Row", "centred_labels", "row_spans", "section_rows", "two_level_header"]
 
 Row = list[tuple[int, int, list[int]]]
 #: ``open(r, c0, c1)``: whether the rule between rows ``r`` and ``r + 1`` is missing under columns ``c0..c1``.
 Opening = Callable[[int, int, int], bool]
+#: ``crossed(y0, y1, c0, c1)``: whether a rule between ``y0`` and ``y1`` runs under columns ``c0..c1``.
+Crossing = Callable[[float, float, int, int], bool]
 _NUMBER = re.compile(r"[-+\u2212]?[\d.,]+")
 
 
@@ -103,3 +105,49 @@ def row_spans(
                 rows[r].remove(cell)
                 rows[top].append(cell)
                 rows[top].sort(key=lambda t: t[0])
+
+
+def centred_labels(
+    rows: list[Row],
+    header: int,
+    extent: tuple[list[float], list[float]],
+    h: float,
+    spans: dict[tuple[int, int], int],
+    crossed: Crossing,
+) -> None:
+    """Join each first-column label centred between two rows to the row above, spanning both (in place:
+    the label's row leaves ``rows`` and the ``(top, bottom)`` lists of ``extent``; ``spans`` gets the cell).
+
+    A body row holding only a first-column cell is such a label when the rows above and below have no
+    first-column cell, the label's middle lies within ``0.3 h`` of the middle of the space between them,
+    that space is narrower than the usual row pitch (a section row between two rows leaves a whole
+    pitch and more), and no rule crosses the first column there.
+    """
+    top, bottom = extent
+    pitch = _pitch(rows, top, header)
+    m = header + 1
+    while m < len(rows) - 1:
+        if pitch is not None and _is_centred_label(rows, m, top, bottom, h, pitch, crossed):
+            rows[m - 1].insert(0, rows[m][0])
+            spans[(m - 1, 0)] = 2
+            del rows[m], top[m], bottom[m]
+        m += 1
+
+
+def _pitch(rows: list[Row], top: list[float], header: int) -> float | None:
+    """Median distance between the tops of consecutive body rows of two cells or more (None: too few)."""
+    tops = [top[r] for r in range(header, len(rows)) if len(rows[r]) > 1]
+    return float(np.median(np.diff(tops))) if len(tops) >= 3 else None
+
+
+def _is_centred_label(
+    rows: list[Row], m: int, top: list[float], bottom: list[float], h: float, pitch: float, crossed: Crossing
+) -> bool:
+    """Whether row ``m`` is a first-column label centred across rows ``m - 1`` and ``m + 1``."""
+    if len(rows[m]) != 1 or rows[m][0][:2] != (0, 0):
+        return False
+    if any(c0 == 0 for c0, _, _ in rows[m - 1] + rows[m + 1]):
+        return False
+    above, below = bottom[m - 1], top[m + 1]
+    centred = abs((top[m] + bottom[m]) / 2 - (above + below) / 2) <= 0.3 * h
+    return centred and below - above < pitch and not crossed(above, below, 0, 0)

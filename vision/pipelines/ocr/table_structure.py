@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.pipelines.ocr.table_spans import row_spans, section_rows, two_level_header
+from vision.pipelines.ocr.table_spans import centred_labels, row_spans, section_rows, two_level_header
 from vision.structures import Table, TableCell, Word
 from vision.structures.geometry import union_box
 
@@ -202,31 +202,42 @@ def recognize_table(
     header = _header_rows(rows, row_top, rules)
     texts = [" ".join(words[k].value for k in p) for p in phrases]
     header, tall = two_level_header(rows, header, texts, (pb[:, 0] + pb[:, 2]) / 2, seps, n_cols)
-    section_rows(rows, header, n_cols)
     spans = {cell: 2 for cell in tall}
+    edges = np.r_[pb[:, 0].min(), seps, pb[:, 2].max()]
+    gaps = _RuleGaps(rules, segments, row_top, row_bottom, edges)
+    centred_labels(rows, header, (row_top, row_bottom), h, spans, gaps.crossed)
+    section_rows(rows, header, n_cols)
     if segments is not None:
-        edges = np.r_[pb[:, 0].min(), seps, pb[:, 2].max()]
-        gaps = _RuleGaps(rules, list(segments), row_top, row_bottom, edges)
         row_spans(rows, header, n_cols, spans, gaps.open)
     return _grid(words, phrases, rows, header, spans, n_cols, rank)
 
 
 @dataclass
 class _RuleGaps:
-    """Where rules are missing between rows: ``open(r, c0, c1)`` when at least one rule lies between rows
-    ``r`` and ``r + 1`` and every such rule has ink under less than half of columns ``c0..c1``
-    (x from ``edges[c0]`` to ``edges[c1 + 1]``)."""
+    """Where rules run under columns ``c0..c1`` (x from ``edges[c0]`` to ``edges[c1 + 1]``): a rule runs
+    under them when it has ink under half of that width (every rule does without ``segments``)."""
 
     rules: np.ndarray
-    segments: list[np.ndarray]
+    segments: Sequence[np.ndarray] | None
     row_top: list[float]
     row_bottom: list[float]
     edges: np.ndarray
 
-    def open(self, r: int, c0: int, c1: int) -> bool:
-        between = np.flatnonzero((self.rules > self.row_bottom[r]) & (self.rules < self.row_top[r + 1]))
+    def _runs_under(self, k: int, c0: int, c1: int) -> bool:
+        if self.segments is None:
+            return True
         x0, x1 = float(self.edges[c0]), float(self.edges[c1 + 1])
-        return len(between) > 0 and all(_ink(self.segments[k], x0, x1) < 0.5 * (x1 - x0) for k in between)
+        return _ink(self.segments[k], x0, x1) >= 0.5 * (x1 - x0)
+
+    def crossed(self, y0: float, y1: float, c0: int, c1: int) -> bool:
+        """Whether a rule between ``y0`` and ``y1`` runs under columns ``c0..c1``."""
+        between = np.flatnonzero((self.rules > y0) & (self.rules < y1))
+        return any(self._runs_under(k, c0, c1) for k in between)
+
+    def open(self, r: int, c0: int, c1: int) -> bool:
+        """Whether rules lie between rows ``r`` and ``r + 1`` but none runs under columns ``c0..c1``."""
+        y0, y1 = self.row_bottom[r], self.row_top[r + 1]
+        return bool(((self.rules > y0) & (self.rules < y1)).any()) and not self.crossed(y0, y1, c0, c1)
 
 
 def _ink(segments: np.ndarray, x0: float, x1: float) -> float:
