@@ -155,3 +155,25 @@ def test_row_spans_survive_json_and_reach_html_and_markdown():
     assert '<td rowspan="2">North</td>' in html and '<td rowspan="3">South</td>' in html
     markdown = doc.export_markdown()
     assert '<td rowspan="3">South</td>' in markdown and "|---|" not in markdown
+
+
+def test_a_label_centred_between_two_rows_spans_both_but_a_section_row_does_not():
+    cells = [("Region", 10, 10), ("Qty", 120, 10), ("Code", 220, 10)]
+    cells += [("3", 120, 30), ("a1", 220, 30), ("North", 10, 40), ("12", 120, 50), ("b2", 220, 50)]
+    cells += [("East", 10, 70), ("7", 120, 70), ("c3", 220, 70), ("9", 120, 90), ("d4", 220, 90)]
+    cells += [("Urban", 10, 110), ("5", 120, 130), ("e5", 220, 130)]  # a whole pitch from each: a section row
+    words, boxes = _words(cells)
+    table = recognize_table(words, boxes)
+    table.check()
+    expected = _html(
+        [["<td>Region</td>", "<td>Qty</td>", "<td>Code</td>"]],
+        [
+            ['<td rowspan="2">North</td>', "<td>3</td>", "<td>a1</td>"],
+            ["<td>12</td>", "<td>b2</td>"],
+            ["<td>East</td>", "<td>7</td>", "<td>c3</td>"],
+            ["<td></td>", "<td>9</td>", "<td>d4</td>"],
+            ['<td colspan="3">Urban</td>'],
+            ["<td></td>", "<td>5</td>", "<td>e5</td>"],
+        ],
+    )
+    assert teds(table.to_html(), expected) == 1.0
