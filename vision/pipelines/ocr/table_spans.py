@@ -1,4 +1,4 @@
-"""Spans that word positions alone do not show: section rows and two-level headers of a table.
+"""Spans that word positions alone do not show: section rows, two-level headers and cells spanning rows.
 
 Rows come from :mod:`vision.pipelines.ocr.table_structure` as lists of ``(first col, last col, phrases)``.
 
@@ -8,6 +8,11 @@ Rows come from :mod:`vision.pipelines.ocr.table_structure` as lists of ``(first 
   text (not numbers), both are header rows; each empty position of the first row joins the first-row cell
   nearest to it horizontally when no other cell lies between (``Male`` over ``% | 95% CI``), and a
   first-row cell with nothing under it spans both rows (``Variable``).
+* **Centred labels**: a body row holding only a first-column cell, set midway in the space between two
+  rows that have no first-column cell, closer than the usual row pitch, is a label spanning both rows.
+* **Gaps in rules**: in a ruled table, a body cell grows into the empty positions below and above it
+  while the rule between the rows is missing under its columns (a label over several rows of a grid).
+  Without rules, a label at the top of its rows looks like a label over empty cells, and is left so.
 """
 
 from __future__ import annotations
@@ -81,30 +86,42 @@ def row_spans(
     taken = [[False] * n_cols for _ in rows]
     for r, row in enumerate(rows):
         for c0, c1, _ in row:
-            for k in range(r, min(r + spans.get((r, c0), 1), len(rows))):
-                taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
-
-    def free(r: int, c0: int, c1: int) -> bool:
-        return not any(taken[r][c0 : c1 + 1])
-
+            _take(taken, r, r + spans.get((r, c0), 1) - 1, c0, c1)
     for r in range(header, len(rows)):
         for cell in list(rows[r]):
             c0, c1, _ = cell
-            top, bottom = r, r + spans.get((r, c0), 1) - 1
-            while top - 1 >= header and is_open(top - 1, c0, c1) and free(top - 1, c0, c1):
-                top -= 1
-            while bottom + 1 < len(rows) and is_open(bottom, c0, c1) and free(bottom + 1, c0, c1):
-                bottom += 1
-            if (top, bottom) == (r, r + spans.get((r, c0), 1) - 1):
+            last = r + spans.get((r, c0), 1) - 1
+            top, bottom = _reach(taken, r, last, c0, c1, header, is_open)
+            if (top, bottom) == (r, last):
                 continue
-            for k in range(top, bottom + 1):
-                taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
+            _take(taken, top, bottom, c0, c1)
             spans.pop((r, c0), None)
             spans[(top, c0)] = bottom - top + 1
             if top != r:
                 rows[r].remove(cell)
-                rows[top].append(cell)
-                rows[top].sort(key=lambda t: t[0])
+                rows[top] = sorted(rows[top] + [cell], key=lambda t: t[0])
+
+
+def _take(taken: list[list[bool]], r0: int, r1: int, c0: int, c1: int) -> None:
+    """Mark rows ``r0..r1`` of columns ``c0..c1`` covered (rows past the grid are ignored)."""
+    for k in range(r0, min(r1 + 1, len(taken))):
+        taken[k][c0 : c1 + 1] = [True] * (c1 - c0 + 1)
+
+
+def _reach(
+    taken: list[list[bool]], top: int, bottom: int, c0: int, c1: int, header: int, is_open: Opening
+) -> tuple[int, int]:
+    """First and last row a cell on rows ``top..bottom`` can cover: it grows while the next row's
+    positions under its columns are free and the rule between is open."""
+
+    def free(r: int) -> bool:
+        return not any(taken[r][c0 : c1 + 1])
+
+    while top - 1 >= header and is_open(top - 1, c0, c1) and free(top - 1):
+        top -= 1
+    while bottom + 1 < len(taken) and is_open(bottom, c0, c1) and free(bottom + 1):
+        bottom += 1
+    return top, bottom
 
 
 def centred_labels(

@@ -12,9 +12,12 @@ Steps (distances in units of the median word height ``h``, so they hold at any r
    covers exactly the columns of a phrase of that row; otherwise it starts a row.
 5. **Header rows**: the rows above the first horizontal rule inside the table when there is one; else the
    first row, and the rows after it while the row above holds a column span (stacked headers).
-6. **Section rows and two-level headers** (:mod:`vision.pipelines.ocr.table_spans`).
+6. **Section rows, two-level headers and cells spanning rows** (:mod:`vision.pipelines.ocr.table_spans`): a
+   first-column label centred between two rows spans both; with ``segments``, a body cell spans the empty
+   positions below (or above) it that a gap in the rule between the rows leaves open.
 
-Ruling lines come from :func:`ruling_lines` (OpenCV morphology on the table image) when an image is given.
+Ruling lines come from :func:`ruling_lines` (OpenCV morphology on the table image) and the x-extent of each
+from :func:`rule_segments`, when an image is given.
 """
 
 from __future__ import annotations
