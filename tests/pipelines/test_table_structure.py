@@ -1,10 +1,12 @@
 """Table structure from word boxes: columns, wrapped cells, spans, header rows (synthetic boxes)."""
 
+import cv2
 import numpy as np
 
+from vision.evaluation.tables import predict_table_html
 from vision.evaluation.teds import teds
-from vision.pipelines.ocr.table_structure import recognize_table, ruling_lines
-from vision.structures import Word
+from vision.pipelines.ocr.table_structure import recognize_table, rule_segments, ruling_lines
+from vision.structures import Block, Document, Line, Page, Word
 
 H = 10  # text height in pixels
 
@@ -64,5 +66,114 @@ def test_rows_split_at_rules_and_rules_set_the_header():
     expected = _html(
         [["<td>Name</td>", "<td>Qty</td>"]],
         [["<td>apple</td>", "<td>3</td>"], ["<td>pear</td>", "<td>12</td>"], ["<td>plum</td>", "<td>7</td>"]],
+    )
+    assert teds(table.to_html(), expected) == 1.0
+
+
+def _ruled_table(gaps=True):
+    """A 3-column grid (header + 5 body rows, rows 20 px apart) and its words. With ``gaps`` the rules
+    under ``North`` (top-aligned over body rows 1-2) and around ``South`` (centred over rows 3-5) stop
+    short of the first column."""
+    image = np.full((140, 300, 3), 255, np.uint8)
+    for y in range(5, 130, 20):
+        x0 = 110 if gaps and y in (45, 85, 105) else 5
+        cv2.line(image, (x0, y), (295, y), (0, 0, 0), 1)
+    for x in (5, 110, 210, 295):
+        cv2.line(image, (x, 5), (x, 125), (0, 0, 0), 1)
+    cells = [("Region", 10, 10), ("Qty", 120, 10), ("Code", 220, 10), ("North", 10, 30), ("South", 10, 90)]
+    for k, (q, code) in enumerate([("3", "a1"), ("12", "b2"), ("7", "c3"), ("9", "d4"), ("5", "e5")]):
+        cells += [(q, 120, 30 + 20 * k), (code, 220, 30 + 20 * k)]
+    words, boxes = _words(cells)
+    return image, words, boxes
+
+
+def _spans_html():
+    return _html(
+        [["<td>Region</td>", "<td>Qty</td>", "<td>Code</td>"]],
+        [
+            ['<td rowspan="2">North</td>', "<td>3</td>", "<td>a1</td>"],
+            ["<td>12</td>", "<td>b2</td>"],
+            ['<td rowspan="3">South</td>', "<td>7</td>", "<td>c3</td>"],
+            ["<td>9</td>", "<td>d4</td>"],
+            ["<td>5</td>", "<td>e5</td>"],
+        ],
+    )
+
+
+def test_a_gap_in_the_rule_under_a_cell_makes_it_span_rows():
+    image, words, boxes = _ruled_table()
+    rules = ruling_lines(image)
+    table = recognize_table(words, boxes, rules, segments=rule_segments(image, rules))
+    table.check()
+    spans = {(c.row, c.col): c.row_span for c in table.cells if c.row_span > 1}
+    assert spans == {(1, 0): 2, (3, 0): 3}
+    assert (table.n_rows, table.n_cols, table.header_rows) == (6, 3, 1)
+    assert teds(table.to_html(), _spans_html()) == 1.0
+
+
+def test_the_table_evaluation_finds_row_spans_from_the_image():
+    image, words, boxes = _ruled_table()
+    h, w = image.shape[:2]
+    for word, box in zip(words, boxes):
+        word.geometry = tuple(float(v) for v in box / [w, h, w, h])
+    page = Page(0, (h, w), blocks=[Block([Line(words)])])
+    html = predict_table_html(image, lambda images: Document(pages=[page]))
+    assert teds(html, _spans_html()) == 1.0
+
+
+def test_whole_rules_and_missing_rules_keep_empty_cells():
+    image, words, boxes = _ruled_table(gaps=False)
+    rules = ruling_lines(image)
+    ruled = recognize_table(words, boxes, rules, segments=rule_segments(image, rules))
+    unruled = recognize_table(words, boxes, np.zeros(0), segments=[])
+    for table in (ruled, unruled):
+        table.check()
+        assert all(c.row_span == 1 for c in table.cells)
+        assert sum(not c.words for c in table.cells) == 3
+
+
+def test_rule_segments_find_the_gap():
+    image, _, _ = _ruled_table()
+    rules = ruling_lines(image)
+    segments = rule_segments(image, rules)
+    assert len(segments) == len(rules) == 7
+    gap = segments[int(np.argmin(abs(rules - 45)))]
+    assert len(gap) == 1 and abs(gap[0, 0] - 110) <= 1 and abs(gap[0, 1] - 296) <= 1
+
+
+def test_row_spans_survive_json_and_reach_html_and_markdown():
+    image, words, boxes = _ruled_table()
+    rules = ruling_lines(image)
+    table = recognize_table(words, boxes, rules, segments=rule_segments(image, rules))
+    page = Page(0, (140, 300), blocks=[Block([Line(words)], kind="table")], tables=[table])
+    doc = Document(pages=[page])
+    back = Document.from_json(doc.to_json())
+    assert back == doc
+    cells = back.pages[0].tables[0].cells
+    assert [(c.row, c.col, c.row_span) for c in cells if c.row_span > 1] == [(1, 0, 2), (3, 0, 3)]
+    html = doc.export_html()
+    assert '<td rowspan="2">North</td>' in html and '<td rowspan="3">South</td>' in html
+    markdown = doc.export_markdown()
+    assert '<td rowspan="3">South</td>' in markdown and "|---|" not in markdown
+
+
+def test_a_label_centred_between_two_rows_spans_both_but_a_section_row_does_not():
+    cells = [("Region", 10, 10), ("Qty", 120, 10), ("Code", 220, 10)]
+    cells += [("3", 120, 30), ("a1", 220, 30), ("North", 10, 40), ("12", 120, 50), ("b2", 220, 50)]
+    cells += [("East", 10, 70), ("7", 120, 70), ("c3", 220, 70), ("9", 120, 90), ("d4", 220, 90)]
+    cells += [("Urban", 10, 110), ("5", 120, 130), ("e5", 220, 130)]  # a whole pitch from each: a section row
+    words, boxes = _words(cells)
+    table = recognize_table(words, boxes)
+    table.check()
+    expected = _html(
+        [["<td>Region</td>", "<td>Qty</td>", "<td>Code</td>"]],
+        [
+            ['<td rowspan="2">North</td>', "<td>3</td>", "<td>a1</td>"],
+            ["<td>12</td>", "<td>b2</td>"],
+            ["<td>East</td>", "<td>7</td>", "<td>c3</td>"],
+            ["<td></td>", "<td>9</td>", "<td>d4</td>"],
+            ['<td colspan="3">Urban</td>'],
+            ["<td></td>", "<td>5</td>", "<td>e5</td>"],
+        ],
     )
     assert teds(table.to_html(), expected) == 1.0

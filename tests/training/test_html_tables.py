@@ -34,3 +34,13 @@ def test_a_drawn_set_has_the_layout_vision_eval_tables_reads(tmp_path):
     assert image.shape[0] > 50 and image.shape[1] > 100 and image.min() < 100  # the table is drawn
     boxes = [c["bbox"] for c in gt["cells"] if "bbox" in c]
     assert boxes and all(0 <= b[0] < b[2] <= image.shape[1] and 0 <= b[1] < b[3] <= image.shape[0] for b in boxes)
+
+
+def test_valign_sets_the_text_place_without_changing_the_tables():
+    from vision.training.synth.html_tables import _page_html
+
+    top = [random_table(np.random.default_rng(5)) for _ in range(3)]
+    spec = random_table(np.random.default_rng(5))
+    spec.style["valign"] = "middle"
+    assert spec.rows == top[0].rows and "vertical-align:middle" in _page_html(spec)
+    assert "vertical-align:top" in _page_html(top[0]) and "valign" not in top[0].style

@@ -23,7 +23,7 @@ from vision.errors import CorruptFile, UnsupportedFormat
 from vision.evaluation.data import read_index
 from vision.evaluation.teds import teds
 from vision.pipelines.ocr.options import add_model_arguments, options_from_args
-from vision.pipelines.ocr.table_structure import recognize_table, ruling_lines
+from vision.pipelines.ocr.table_structure import recognize_table, rule_segments, ruling_lines
 from vision.structures import Document
 
 __all__ = ["TASK", "add_arguments", "evaluate_tables", "predict_table_html", "run"]
@@ -46,7 +46,8 @@ def predict_table_html(image: np.ndarray, predict: Callable[[list[np.ndarray]], 
     words = page.words
     h, w = image.shape[:2]
     boxes = np.array([wd.geometry for wd in words], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
-    return recognize_table(words, boxes, ruling_lines(image)).to_html()
+    rules = ruling_lines(image)
+    return recognize_table(words, boxes, rules, segments=rule_segments(image, rules)).to_html()
 
 
 def evaluate_tables(

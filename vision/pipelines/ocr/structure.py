@@ -3,8 +3,8 @@
 Tables: the layout stage reads a table row by row and joins each row's cells into one line, so a table is
 a run of at least :data:`MIN_ROWS` consecutive single-line blocks whose lines hold a gap of at least
 :data:`CELL_GAP` heights (between cells) and lie one under the other, at most two heights apart. Its words
-go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules; the run of
-blocks becomes one block of kind ``"table"``.
+go to :func:`~vision.pipelines.ocr.table_structure.recognize_table`, with the page's horizontal rules and their
+gaps (a gap under a cell joins it to the row below); the run of blocks becomes one block of kind ``"table"``.
 
 Figures: large non-text areas of the page image (:func:`~vision.pipelines.ocr.regions.find_regions`, run
 by the layout stage with ``LayoutOptions(regions=True)``, the default, or here when the stage is built
@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.pipelines.ocr.block_kinds import classify_blocks
 from vision.pipelines.ocr.regions import find_regions
-from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, ruling_lines
+from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, rule_segments, ruling_lines
 from vision.structures import Block, Line, Page, Region
 
 __all__ = ["CELL_GAP", "MIN_ROWS", "StructureOptions", "StructureStage", "find_tables"]
@@ -86,6 +86,7 @@ def _with_tables(page: Page, options: StructureOptions) -> None:
         return
     h, w = page.dimensions
     rules = ruling_lines(page.image) if page.image is not None else np.zeros(0)
+    segments = rule_segments(page.image, rules) if page.image is not None else []
     blocks, tables, last = [], [], 0
     for start, end in runs:
         blocks += page.blocks[last:start]
@@ -93,7 +94,8 @@ def _with_tables(page: Page, options: StructureOptions) -> None:
         words = [wd for ln in lines for wd in ln.words]
         boxes = np.array([wd.geometry for wd in words]) * [w, h, w, h]
         y0, y1 = boxes[:, 1].min(), boxes[:, 3].max()
-        tables.append(recognize_table(words, boxes, rules[(rules > y0 - h * 0.02) & (rules < y1 + h * 0.02)], options.table))
+        near = np.flatnonzero((rules > y0 - h * 0.02) & (rules < y1 + h * 0.02))
+        tables.append(recognize_table(words, boxes, rules[near], options.table, [segments[k] for k in near]))
         blocks.append(Block(lines, kind="table"))
         last = end
     page.blocks = blocks + page.blocks[last:]

@@ -12,23 +12,27 @@ Steps (distances in units of the median word height ``h``, so they hold at any r
    covers exactly the columns of a phrase of that row; otherwise it starts a row.
 5. **Header rows**: the rows above the first horizontal rule inside the table when there is one; else the
    first row, and the rows after it while the row above holds a column span (stacked headers).
-6. **Section rows and two-level headers** (:mod:`vision.pipelines.ocr.table_spans`).
+6. **Section rows, two-level headers and cells spanning rows** (:mod:`vision.pipelines.ocr.table_spans`): a
+   first-column label centred between two rows spans both; with ``segments``, a body cell spans the empty
+   positions below (or above) it that a gap in the rule between the rows leaves open.
 
-Ruling lines come from :func:`ruling_lines` (OpenCV morphology on the table image) when an image is given.
+Ruling lines come from :func:`ruling_lines` (OpenCV morphology on the table image) and the x-extent of each
+from :func:`rule_segments`, when an image is given.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.pipelines.ocr.table_spans import section_rows, two_level_header
+from vision.pipelines.ocr.table_spans import centred_labels, row_spans, section_rows, two_level_header
 from vision.structures import Table, TableCell, Word
 from vision.structures.geometry import union_box
 
-__all__ = ["TableOptions", "recognize_table", "ruling_lines"]
+__all__ = ["TableOptions", "recognize_table", "rule_segments", "ruling_lines"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,21 @@ def ruling_lines(image: np.ndarray, min_length: float = 0.3) -> np.ndarray:
         return np.zeros(0)
     groups = np.split(rows, np.nonzero(np.diff(rows) > 1)[0] + 1)  # a thick rule is several pixel rows
     return np.array([g.mean() for g in groups])
+
+
+def rule_segments(image: np.ndarray, rules: np.ndarray, min_length: int = 8) -> list[np.ndarray]:
+    """For each rule y of ``rules`` (from :func:`ruling_lines`), the ``[K, 2]`` x-intervals (pixels) where it
+    has ink: the pixel rows within 1 of ``y`` opened with a ``min_length`` kernel (text strokes touching the
+    rule do not fill a gap). A gap in a rule shows a cell spanning the rows on both sides."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    out = []
+    for y in np.asarray(rules, dtype=np.float64).reshape(-1):
+        y0, y1 = max(int(np.floor(y)) - 1, 0), min(int(np.ceil(y)) + 2, gray.shape[0])
+        ink = (gray[y0:y1] < 128).astype(np.uint8)
+        line = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, min_length), np.uint8)).any(axis=0)
+        edges = np.flatnonzero(np.diff(np.r_[0, line.astype(np.int8), 0]))
+        out.append(edges.reshape(-1, 2).astype(np.float64))
+    return out
 
 
 def _phrases(b: np.ndarray, h: float, gap: float) -> list[list[int]]:
@@ -126,6 +145,7 @@ def recognize_table(
     boxes: np.ndarray,
     rules: np.ndarray | None = None,
     options: TableOptions = TableOptions(),
+    segments: Sequence[np.ndarray] | None = None,
 ) -> Table:
     """The table formed by ``words`` (see the module docstring).
 
@@ -133,6 +153,8 @@ def recognize_table(
         words: the words inside the table.
         boxes: ``[N, 4]`` pixel boxes of the same words on the upright page.
         rules: y (pixels, same frame) of horizontal ruling lines, e.g. from :func:`ruling_lines`.
+        segments: for each rule, the ``[K, 2]`` x-intervals where it has ink (:func:`rule_segments`);
+            without them every rule is taken to run across the table.
 
     Returns:
         A :class:`Table` whose cells tile its grid (empty positions get empty cells).
@@ -148,6 +170,7 @@ def recognize_table(
     rules = np.zeros(0) if rules is None else np.asarray(rules, dtype=np.float64)
     rows: list[list[tuple[int, int, list[int]]]] = []  # per row: (first col, last col, phrase indices)
     row_top: list[float] = []
+    row_bottom: list[float] = []
     first_fill = 0
     prev_bottom = -np.inf
     rank = np.zeros(len(phrases))  # a cell's phrases read band by band, left to right in a band
@@ -164,6 +187,7 @@ def recognize_table(
                 for i, s in zip(band, spans):
                     rows[-1][cells[s]][2].append(i)
                 prev_bottom = max(prev_bottom, pb[band, 3].max())
+                row_bottom[-1] = prev_bottom
                 continue
         merged: list[tuple[int, int, list[int]]] = []
         for i, (c0, c1) in zip(band, spans):
@@ -176,12 +200,54 @@ def recognize_table(
         row_top.append(top)
         first_fill = len(band)
         prev_bottom = pb[band, 3].max()
+        row_bottom.append(prev_bottom)
     n_cols = len(seps) + 1
     header = _header_rows(rows, row_top, rules)
     texts = [" ".join(words[k].value for k in p) for p in phrases]
     header, tall = two_level_header(rows, header, texts, (pb[:, 0] + pb[:, 2]) / 2, seps, n_cols)
+    spans = {cell: 2 for cell in tall}
+    edges = np.r_[pb[:, 0].min(), seps, pb[:, 2].max()]
+    gaps = _RuleGaps(rules, segments, row_top, row_bottom, edges)
+    centred_labels(rows, header, (row_top, row_bottom), h, spans, gaps.crossed)
     section_rows(rows, header, n_cols)
-    return _grid(words, phrases, rows, header, tall, n_cols, rank)
+    if segments is not None:
+        row_spans(rows, header, n_cols, spans, gaps.open)
+    return _grid(words, phrases, rows, header, spans, n_cols, rank)
+
+
+@dataclass
+class _RuleGaps:
+    """Where rules run under columns ``c0..c1`` (x from ``edges[c0]`` to ``edges[c1 + 1]``): a rule runs
+    under them when it has ink under half of that width (every rule does without ``segments``)."""
+
+    rules: np.ndarray
+    segments: Sequence[np.ndarray] | None
+    row_top: list[float]
+    row_bottom: list[float]
+    edges: np.ndarray
+
+    def _runs_under(self, k: int, c0: int, c1: int) -> bool:
+        if self.segments is None:
+            return True
+        x0, x1 = float(self.edges[c0]), float(self.edges[c1 + 1])
+        return _ink(self.segments[k], x0, x1) >= 0.5 * (x1 - x0)
+
+    def crossed(self, y0: float, y1: float, c0: int, c1: int) -> bool:
+        """Whether a rule between ``y0`` and ``y1`` runs under columns ``c0..c1``."""
+        between = np.flatnonzero((self.rules > y0) & (self.rules < y1))
+        return any(self._runs_under(k, c0, c1) for k in between)
+
+    def open(self, r: int, c0: int, c1: int) -> bool:
+        """Whether rules lie between rows ``r`` and ``r + 1`` but none runs under columns ``c0..c1``."""
+        y0, y1 = self.row_bottom[r], self.row_top[r + 1]
+        return bool(((self.rules > y0) & (self.rules < y1)).any()) and not self.crossed(y0, y1, c0, c1)
+
+
+def _ink(segments: np.ndarray, x0: float, x1: float) -> float:
+    """Length of ``[x0, x1]`` covered by the ``[K, 2]`` intervals ``segments``."""
+    if len(segments) == 0:
+        return 0.0
+    return float(np.clip(np.minimum(segments[:, 1], x1) - np.maximum(segments[:, 0], x0), 0, None).sum())
 
 
 def _header_rows(rows: list[list[tuple[int, int, list[int]]]], row_top: list[float], rules: np.ndarray) -> int:
@@ -203,11 +269,11 @@ def _grid(
     phrases: list[list[int]],
     rows: list[list[tuple[int, int, list[int]]]],
     header: int,
-    tall: set[tuple[int, int]],
+    spans: dict[tuple[int, int], int],
     n_cols: int,
     rank: np.ndarray,
 ) -> Table:
-    """The cells of ``rows``; ``tall`` holds the ``(row, col)`` of cells that also cover the row below."""
+    """The cells of ``rows``; ``spans`` maps the ``(row, col)`` of cells covering rows below to their row span."""
     cells = []
     below: set[tuple[int, int]] = set()
     for r, row in enumerate(rows):
@@ -215,10 +281,10 @@ def _grid(
         for c0, c1, idx in row:
             ordered = sorted(idx, key=lambda i: rank[i])
             cell_words = [words[k] for i in ordered for k in phrases[i]]
-            span = 2 if (r, c0) in tall else 1
+            span = spans.get((r, c0), 1)
             cells.append(TableCell(r, c0, cell_words, row_span=span, col_span=c1 - c0 + 1, header=r < header))
             taken.update(range(c0, c1 + 1))
-            below.update((r + 1, c) for c in range(c0, c1 + 1) if span == 2)
+            below.update((rr, c) for rr in range(r + 1, r + span) for c in range(c0, c1 + 1))
         cells += [TableCell(r, c, [], header=r < header) for c in range(n_cols) if c not in taken]
     geometry = union_box(w.geometry for w in words)
     return Table(geometry, len(rows), n_cols, sorted(cells, key=lambda c: (c.row, c.col)), header)

@@ -5,7 +5,8 @@ spanning group cell over sub-columns, the first header cell spanning both rows),
 (one cell across the table), a first-column cell spanning several rows, empty cells; numbers, ranges,
 percentages and p-values beside words. Styles vary: font family (the fonts Chromium finds: DejaVu, URW
 Nimbus, C059, P052, URW Bookman...), size 11-17 px, rules (a full grid, top/header/bottom rules only, none,
-or shaded rows), cell padding, alignment, bold or plain headers.
+or shaded rows), cell padding, alignment, bold or plain headers. Text sits at the top of its cell, or
+where ``--valign`` puts it (``middle``: a label spanning rows is centred across them).
 
 Chromium (``/usr/bin/chromium``, through Playwright) draws each table; its screenshot (the table plus a
 small margin) is the image. The truth is written in the format ``vision eval tables`` reads (the layout of
@@ -164,7 +165,7 @@ def _page_html(spec: TableSpec) -> str:
               "none": "", "shaded": "tbody tr:nth-child(odd){background:#e4e4e4}"}[s["rules"]]
     css = (f"body{{margin:0;background:#fff}}#wrap{{display:inline-block;padding:10px}}"
            f"table{{border-collapse:collapse;font-family:'{s['font']}';font-size:{s['size']}px;color:#000}}"
-           f"td{{padding:{s['pad_y']}px {s['pad_x']}px;text-align:{s['align']};vertical-align:top}}"
+           f"td{{padding:{s['pad_y']}px {s['pad_x']}px;text-align:{s['align']};vertical-align:{s.get('valign', 'top')}}}"
            f"td:first-child{{text-align:left}}thead td{{font-weight:{'bold' if s['bold_head'] else 'normal'}}}"
            + border)
     return f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{css}</style></head><body><div id='wrap'>" + \
@@ -199,13 +200,16 @@ def render_tables(specs: list[TableSpec], out_dir: Path, ids: list[str]) -> list
     return boxes
 
 
-def write_table_set(out: str | Path, count: int, seed: int = 0) -> Path:
-    """Write a table set of ``count`` tables (seeded) under ``out`` in the layout of ``tables_dev``."""
+def write_table_set(out: str | Path, count: int, seed: int = 0, valign: str = "top") -> Path:
+    """Write a table set of ``count`` tables (seeded) under ``out`` in the layout of ``tables_dev``; cell
+    text is set at the ``valign`` (CSS ``vertical-align``) of the cell, which draws nothing from the seed."""
     out = Path(out)
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "gt").mkdir(exist_ok=True)
     rng = np.random.default_rng(seed)
     specs = [random_table(rng) for _ in range(count)]
+    for spec in specs if valign != "top" else []:
+        spec.style["valign"] = valign
     ids = [f"html_{seed}_{k:04d}" for k in range(count)]
     boxes = render_tables(specs, out / "images", ids)
     for spec, ident, cell_boxes in zip(specs, ids, boxes):
@@ -225,8 +229,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--count", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--valign", choices=("top", "middle", "bottom"), default="top",
+                        help="vertical place of the text in its cell (top)")
     args = parser.parse_args(argv)
-    print(write_table_set(args.out, args.count, args.seed))
+    print(write_table_set(args.out, args.count, args.seed, args.valign))
 
 
 if __name__ == "__main__":
