@@ -129,6 +129,7 @@ def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]
     configs = [("fp32", torch.float32, False), ("bf16", torch.bfloat16, False), ("bf16+compile", torch.bfloat16, True)]
     if not args.device.startswith("cuda"):
         configs = configs[:1]
+    configs = [c for c in configs if c[0] in args.api_configs.split(",")]
     per, warm = args.per_call, args.warmup_calls
     need = per * (warm + args.api_calls)
     rows = []
@@ -214,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="extra flags of one vision ocr run (repeatable; default: '', '--no-compile', "
                         "'--replicas 12 --jobs 0')")
     parser.add_argument("--harness-args", default="--pages 768 --workers 12 --rungs fp32,bf16+compile")
+    parser.add_argument("--api-configs", default="fp32,bf16,bf16+compile", help="API configurations measured")
     parser.add_argument("--per-call", type=int, default=50, help="pages per public API call")
     parser.add_argument("--api-calls", type=int, default=8, help="measured API calls per configuration")
     parser.add_argument("--warmup-calls", type=int, default=2)

@@ -5,7 +5,7 @@
     python benchmarks/shape_cliffs.py --quick                               # 20 + 20 calls, any device
 
 Two streams, one call each, through ``vision.ocr_predictor`` / ``vision.recognition_predictor`` with the
-device's default settings (on CUDA: bf16 + compile; ``--precision``/``--no-compile`` to change them):
+device's default settings (on CUDA: bf16 eager; ``--precision``/``--compile`` to change them):
 
 * ``pages``: ``--calls`` page images, each of its own size (variants of the source pages: scaled, cropped,
   shifted; ``benchmarks/_pages.py``), ``--pages-per-call`` pages per call;
