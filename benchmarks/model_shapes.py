@@ -19,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch

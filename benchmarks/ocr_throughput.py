@@ -126,20 +126,25 @@ def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]
 
     import vision
 
-    configs = [("fp32", torch.float32, False), ("bf16", torch.bfloat16, False), ("bf16+compile", torch.bfloat16, True)]
+    configs = [("fp32", torch.float32, False, 1), ("bf16", torch.bfloat16, False, 1),
+               ("bf16+compile", torch.bfloat16, True, 1)]
     if not args.device.startswith("cuda"):
         configs = configs[:1]
     configs = [c for c in configs if c[0] in args.api_configs.split(",")]
+    if args.api_replicas > 1:  # the fastest eager configuration again, read by that many replica processes
+        dtype = torch.bfloat16 if args.device.startswith("cuda") else torch.float32
+        configs.append((f"{'bf16' if dtype == torch.bfloat16 else 'fp32'} x{args.api_replicas} replicas", dtype,
+                        False, args.api_replicas))
     per, warm = args.per_call, args.warmup_calls
     need = per * (warm + args.api_calls)
     rows = []
-    for k, (name, dtype, compiled) in enumerate(configs):
+    for k, (name, dtype, compiled, replicas) in enumerate(configs):
         chunk = [variant(sources, i, seed=1 + k) for i in range(need)]  # set 0 is the cli's
         row: dict[str, Any] = {"config": name, "pages_per_call": per}
         ocr = None
         try:
             t0 = time.perf_counter()
-            ocr = vision.ocr_predictor(device=args.device, dtype=dtype, compile=compiled)
+            ocr = vision.ocr_predictor(device=args.device, dtype=dtype, compile=compiled, replicas=replicas)
             row["build_s"] = round(time.perf_counter() - t0, 2)
             times = []
             profile = cProfile.Profile() if args.profile else None
@@ -155,7 +160,7 @@ def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]
                 times.append(time.perf_counter() - t)
             if profile is not None:  # the measured calls only
                 args.profile.mkdir(parents=True, exist_ok=True)
-                profile.dump_stats(args.profile / f"api-{name}.prof")
+                profile.dump_stats(args.profile / f"api-{name.replace('+', '-').replace(' ', '-')}.prof")
             measured = times[warm:]
             row.update(warmup_s=round(sum(times[:warm]), 2), first_call_s=round(times[0], 3),
                        calls=len(measured), median_call_s=round(sorted(measured)[len(measured) // 2], 4),
@@ -164,6 +169,8 @@ def run_api(args: argparse.Namespace, sources: list[Any]) -> list[dict[str, Any]
         except Exception as exc:  # noqa: BLE001 - reported, the other configurations still run
             row["error"] = f"{type(exc).__name__}: {exc}"
         rows.append(row)
+        if ocr is not None:
+            ocr.close()
         del ocr
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
@@ -216,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                         "'--replicas 12 --jobs 0')")
     parser.add_argument("--harness-args", default="--pages 768 --workers 12 --rungs fp32,bf16+compile")
     parser.add_argument("--api-configs", default="fp32,bf16,bf16+compile", help="API configurations measured")
+    parser.add_argument("--api-replicas", type=int, default=0,
+                        help="also measure ocr_predictor(replicas=N) (bf16 on CUDA); 0: not")
     parser.add_argument("--per-call", type=int, default=50, help="pages per public API call")
     parser.add_argument("--api-calls", type=int, default=8, help="measured API calls per configuration")
     parser.add_argument("--warmup-calls", type=int, default=2)

@@ -68,6 +68,9 @@ class OCROptions:
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.
         check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
+        replicas: processes that each build these models and read a share of every call's pages
+            (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
+            that many cores; 1: this process only.
     """
 
     det_arch: str | None = None
@@ -92,9 +95,10 @@ class OCROptions:
     onnx: bool | None = None
     lang: str | None = None
     check_script: bool = True
+    replicas: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("det_batch_size", "reco_batch_size", "pages_per_batch"):
+        for name in ("det_batch_size", "reco_batch_size", "pages_per_batch", "replicas"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.pdf_text not in ("auto", "ocr", "layer"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import torch
 
@@ -35,6 +35,9 @@ from vision.pipelines.ocr.stages import (
 )
 from vision.pipelines.ocr.text_layer import TextLayerStage
 from vision.structures import Document, Page
+
+if TYPE_CHECKING:
+    from vision.pipelines.ocr.replicas import ReplicaPool
 
 PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages"})
 """The :class:`OCROptions` fields :meth:`OCRPredictor.with_options` changes on a built predictor."""
@@ -60,16 +63,27 @@ class OCRPredictor:
     Attributes:
         pipeline: the stages (replace one to change the behaviour).
         options: the settings it was built with.
+        replicas: with ``options.replicas > 1``, the :class:`~vision.pipelines.ocr.replicas.ReplicaPool` that
+            reads each call's pages (the ``pipeline`` here then serves :meth:`map` and the ``with_*`` copies).
     """
 
-    def __init__(self, pipeline: Pipeline, options: OCROptions) -> None:
-        self.pipeline, self.options = pipeline, options
+    def __init__(self, pipeline: Pipeline, options: OCROptions, replicas: ReplicaPool | None = None) -> None:
+        self.pipeline, self.options, self.replicas = pipeline, options, replicas
 
     def __call__(self, doc: Any) -> Document:
+        source = getattr(doc, "source", None)
+        if self.replicas is not None:
+            return Document(pages=self.replicas(list(as_pages(doc))), source=source)
         pages: list[Page] = []
         for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
             pages.extend(self.pipeline(batch))
-        return Document(pages=pages, source=getattr(doc, "source", None))
+        return Document(pages=pages, source=source)
+
+    def close(self) -> None:
+        """Stop the replica processes, if any (the predictor then reads in this process)."""
+        if self.replicas is not None:
+            self.replicas.close()
+            self.replicas = None
 
     def map(self, inputs: Iterable[Any], *, workers: int = 0, read: Callable | None = None,
             finish: Callable | None = None, ahead: int | None = None, post: str | None = None,
@@ -110,7 +124,7 @@ class OCRPredictor:
             script = copy.copy(pipeline["script"])
             script.lexicon = clone.predictor.lexicon.words
             pipeline = pipeline.replace("script", script)
-        return OCRPredictor(pipeline, replace(self.options, lang=lang))
+        return OCRPredictor(pipeline, replace(self.options, lang=lang, replicas=1))  # reads in this process
 
     def with_options(self, **changes: Any) -> OCRPredictor:
         """A predictor sharing this one's models (and its language) with other :data:`PER_CALL_OPTIONS`
@@ -131,6 +145,7 @@ class OCRPredictor:
         options = options_with(self.options, **changes)
         if options == self.options:
             return self
+        options = replace(options, replicas=1)  # the copy reads in this process
         detector = self.pipeline["detect"].predictor
         if options.assume_straight_pages != self.options.assume_straight_pages:
             if not hasattr(detector, "straight"):
@@ -281,4 +296,9 @@ def ocr_predictor(
         reco_predictor = recognition_predictor(
             o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
             onnx=o.onnx, lang=o.lang, compile=compile)
-    return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options)
+    pool = None
+    if options.replicas > 1:
+        from vision.pipelines.ocr.replicas import ReplicaPool
+
+        pool = ReplicaPool(options, options.replicas)
+    return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options, pool)

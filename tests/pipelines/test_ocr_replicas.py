@@ -1,0 +1,66 @@
+"""``ocr_predictor(replicas=N)``: each call's pages read in N processes, back in order, as one process reads
+them (shipped weights: replicas build the same models); a replica that dies makes later calls fail clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _ocr_stages import render_page
+
+import vision
+from vision.errors import VisionError
+from vision.pipelines.ocr.replicas import split_evenly
+
+
+def test_split_evenly_covers_every_item_in_order() -> None:
+    for count, parts in [(50, 12), (3, 2), (2, 5), (1, 1), (12, 12)]:
+        slices = split_evenly(count, parts)
+        assert len(slices) == min(count, parts)
+        assert [i for s in slices for i in range(count)[s]] == list(range(count))
+        sizes = [s.stop - s.start for s in slices]
+        assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1
+
+
+@pytest.fixture(scope="module")
+def pages() -> list[np.ndarray]:
+    out = []
+    for seed in range(3):
+        image, _ = render_page(seed=seed) if "seed" in render_page.__code__.co_varnames else render_page()
+        out.append(np.ascontiguousarray(image[:, ::-1] if seed == 1 else image))
+    return out
+
+
+def test_replicas_read_what_one_process_reads(pages) -> None:
+    one = vision.ocr_predictor(device="cpu")
+    two = vision.ocr_predictor(device="cpu", replicas=2)
+    try:
+        assert two.replicas is not None and len(two.replicas) == 2
+        got, want = two(pages), one(pages)
+        assert [p.page_idx for p in got.pages] == [0, 1, 2]
+        assert got.export() == want.export()
+        assert two(pages[:1]).export()["pages"] == want.export()["pages"][:1]  # fewer pages than replicas
+        assert two([]).pages == []
+        # copies made per request read in this process, with the same result
+        assert two.with_options(detect_orientation=False) is two
+        assert two.with_options(detect_orientation=True).replicas is None
+    finally:
+        two.close()
+    assert two.replicas is None and two(pages[:1]).export()["pages"] == want.export()["pages"][:1]
+
+
+def test_a_dead_replica_fails_the_call_with_a_clear_error(pages) -> None:
+    predictor = vision.ocr_predictor(device="cpu", replicas=2)
+    try:
+        predictor.replicas._procs[1].kill()
+        predictor.replicas._procs[1].join(10)
+        with pytest.raises(VisionError, match="replica"):
+            predictor(pages)
+        with pytest.raises(VisionError, match="replica"):  # and every later call, without hanging
+            predictor(pages[:1])
+    finally:
+        predictor.close()
+
+
+def test_replicas_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="replicas"):
+        vision.ocr_predictor(device="cpu", replicas=0)
