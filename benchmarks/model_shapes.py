@@ -17,9 +17,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import median
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
