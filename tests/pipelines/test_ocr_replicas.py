@@ -64,3 +64,16 @@ def test_a_dead_replica_fails_the_call_with_a_clear_error(pages) -> None:
 def test_replicas_must_be_positive() -> None:
     with pytest.raises(ValueError, match="replicas"):
         vision.ocr_predictor(device="cpu", replicas=0)
+
+
+def test_pages_keep_the_callers_image_arrays(pages) -> None:
+    """Pixels cross the pipe once: a page whose image is its input's comes back holding the caller's array."""
+    from vision.io.page import PageImage
+
+    inputs = [PageImage(image=im, source=f"p{i}.png", index=i, original_size=im.shape[:2]) for i, im in enumerate(pages)]
+    predictor = vision.ocr_predictor(device="cpu", replicas=2)
+    try:
+        doc = predictor(inputs)
+    finally:
+        predictor.close()
+    assert all(p.image is given.image for p, given in zip(doc.pages, inputs))

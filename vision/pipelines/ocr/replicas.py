@@ -68,13 +68,33 @@ def _serve(conn: Any, options: OCROptions, threads: int) -> None:
         try:
             if isinstance(predictor, Exception):
                 raise predictor
-            answer: tuple[bool, Any] = (True, predictor(pages).pages)
+            answer: tuple[bool, Any] = (True, _without_inputs(pages, predictor(pages).pages))
         except Exception as exc:  # noqa: BLE001 - reported to the caller
             answer = (False, exc)
         try:
             conn.send(answer)
         except (BrokenPipeError, OSError):  # the caller is gone
             return
+
+
+def _without_inputs(inputs: list[PageImage], pages: list[Page]) -> tuple[list[Page], list[bool]]:
+    """``pages`` with ``image`` set to ``None`` where it is the input page's own array, and which ones (the
+    caller has those arrays: :func:`_with_inputs` puts them back), so a page's pixels cross the pipe once."""
+    same = [page.image is not None and page.image is getattr(given, "image", None)
+            for given, page in zip(inputs, pages)]
+    for page, dropped in zip(pages, same):
+        if dropped:
+            page.image = None
+    return pages, same
+
+
+def _with_inputs(inputs: list[PageImage], answer: tuple[list[Page], list[bool]]) -> list[Page]:
+    """Undo :func:`_without_inputs` on the caller's side."""
+    pages, same = answer
+    for given, page, dropped in zip(inputs, pages, same):
+        if dropped:
+            page.image = given.image
+    return pages
 
 
 def _stop(conns: list[Any], procs: list[Any]) -> None:
@@ -136,10 +156,10 @@ class ReplicaPool:
                 self._broken = f"an OCR replica process stopped ({type(exc).__name__}); make a new predictor"
                 raise VisionError(None, self._broken) from exc
         out: list[Page] = []
-        for ok, value in answers:
+        for (ok, value), part in zip(answers, chunks):
             if not ok:
                 raise value
-            out.extend(value)
+            out.extend(_with_inputs(pages[part], value))
         return out
 
     def close(self) -> None:
