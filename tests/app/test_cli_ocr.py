@@ -178,3 +178,18 @@ def test_jobs_keep_stdout_order(tmp_path, capsys):
     assert main([*base, "--jobs", "0"]) == 0
     assert capsys.readouterr().out == one
     assert main([*base, "--jobs", "-1"]) == 2
+
+
+def test_vision_ocr_builds_only_its_own_parser() -> None:
+    """``vision ocr`` registers its sub-command alone: the training and evaluation tasks (and torchvision,
+    which imports ``torch._dynamo``) stay unimported until a command needs them; ``vision -h`` lists all."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from vision.app.cli import build_parser; p = build_parser('ocr'); "
+            "p.parse_args(['ocr', 'x.png']); print(sorted(m for m in ('vision.training.detection', "
+            "'vision.evaluation.detection', 'torchvision') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    full = build_parser().format_help()
+    assert all(command in full for command in ("ocr", "train", "eval", "serve", "video"))

@@ -16,15 +16,22 @@ from vision.errors import VisionError
 __all__ = ["main", "build_parser"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``vision`` parser; with ``command`` (a sub-command's module name), only that sub-command.
+
+    Registering ``train`` and ``eval`` imports every training and evaluation task, and through them
+    torchvision (which imports ``torch._dynamo``): seconds that ``vision ocr`` need not pay before its first
+    page.
+    """
     parser = argparse.ArgumentParser(prog="vision", description="Document OCR and vision pipeline.")
     from vision import __version__
 
     parser.add_argument("--version", action="version", version=f"vision {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}").register(sub)
+    names = [i.name for i in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)
+             if not i.name.startswith("_")]
+    for name in [command] if command in names else names:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
@@ -33,12 +40,13 @@ def main(argv: list[str] | None = None) -> int:
 
     ``vision --version`` answers before the sub-commands (and torch) are imported.
     """
-    if (sys.argv[1:] if argv is None else argv) == ["--version"]:
+    given = sys.argv[1:] if argv is None else argv
+    if given == ["--version"]:
         from vision import __version__
 
         print(f"vision {__version__}")
         return 0
-    parser = build_parser()
+    parser = build_parser(given[0] if given and not given[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
