@@ -96,8 +96,52 @@ def test_option_sets_are_cached_and_bounded(predictor: Any) -> None:
             for rotated in (False, True):
                 service.variant(lang=lang, assume_straight_pages=not rotated)
         assert len(service._langs) == OcrService.MAX_VARIANTS
-        assert not first.batcher.alive  # the oldest was closed (its batcher thread stopped)
+        assert first not in service._langs.values()  # the least recently used was retired: idle, it stops
+        first.batcher._thread.join(10)
+        assert not first.batcher.alive
     finally:
+        service.close()
+
+
+def test_a_retired_option_set_answers_what_it_was_given(predictor: Any) -> None:
+    """Evicting an option set past MAX_VARIANTS never fails its queued or in-flight requests; a set used
+    recently is kept over an older one."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    gate = threading.Event()
+
+    class Slow:
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.options = inner, inner.options
+
+        def with_options(self, **changes: Any) -> Slow:
+            return Slow(self.inner.with_options(**changes))
+
+        def with_lang(self, lang: str) -> Slow:
+            return Slow(self.inner.with_lang(lang))
+
+        def __call__(self, pages: Any) -> Any:
+            gate.wait(10)
+            return self.inner(pages)
+
+    page = list(DocumentFile.from_path(_media.png(["Total 42.00"])))[0]
+    service = OcrService(Slow(predictor), max_wait_s=0)
+    try:
+        busy = service.variant(detect_orientation=True)
+        with ThreadPoolExecutor(3) as pool:
+            pending = [pool.submit(busy.pages, [page], 30) for _ in range(3)]  # one runs, two queue
+            time.sleep(0.2)
+            kept = service.variant(lang="de")
+            for lang in ("cs", "da", "es", "fr", "hr", "hu", "it", "nb", "nl", "pl", "pt", "ro", "sk", "sl", "sv"):
+                service.variant(lang=lang)
+                service.variant(lang="de")  # used again: stays
+            assert busy not in service._langs.values() and kept in service._langs.values()
+            gate.set()
+            assert all(len(f.result(30)) == 1 for f in pending)
+    finally:
+        gate.set()
         service.close()
 
 

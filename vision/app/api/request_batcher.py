@@ -77,6 +77,8 @@ class DynamicBatcher(Generic[T, R]):
         self._queued_items = 0
         self._cond = threading.Condition()
         self._closed = False
+        self._retire_after: float | None = None  # idle seconds after which a retired batcher stops
+        self._idle_since = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
@@ -132,6 +134,14 @@ class DynamicBatcher(Generic[T, R]):
                 request.future.set_exception(RuntimeError("service shutting down"))
         self._thread.join(timeout)
 
+    def retire(self, idle_s: float = 5.0) -> None:
+        """Stop the worker once it has had nothing to do for ``idle_s`` seconds: queued requests, and any
+        submitted meanwhile by a caller that still holds this batcher, are all answered (unlike
+        :meth:`close`). Returns at once."""
+        with self._cond:
+            self._retire_after = idle_s
+            self._cond.notify_all()
+
     def _report_depth(self) -> None:
         if self._observer is not None:
             self._observer.set_queue_depth(self._queued_items)
@@ -140,7 +150,10 @@ class DynamicBatcher(Generic[T, R]):
         """Block until a request arrives, then gather more until the batch is full or the wait ends."""
         with self._cond:
             while not self._queue and not self._closed:
-                self._cond.wait(timeout=1.0)
+                if self._retire_after is not None and time.monotonic() - self._idle_since >= self._retire_after:
+                    self._closed = True  # retired and idle: later submissions get RuntimeError
+                    break
+                self._cond.wait(timeout=1.0 if self._retire_after is None else min(1.0, self._retire_after))
             if self._closed:
                 return []
             batch = [self._queue.popleft()]
@@ -164,6 +177,7 @@ class DynamicBatcher(Generic[T, R]):
             batch = self._take()
             if batch:
                 self._run(batch)
+                self._idle_since = time.monotonic()
 
     def _run(self, batch: list[_Request[T, R]]) -> None:
         """Run one merged call; if it fails, rerun each request alone so one bad input fails only itself."""

@@ -105,7 +105,8 @@ class OcrService:
         :class:`~vision.pipelines.ocr.options.OCROptions` (``detect_orientation``, ``assume_straight_pages``).
 
         The same models behind its own batcher, built on first use and kept: at most
-        :attr:`MAX_VARIANTS` option sets (the oldest is closed past that, bounding the batcher threads).
+        :attr:`MAX_VARIANTS` option sets (past that, the least recently used one is retired: its batcher
+        answers what is queued, then stops once idle, bounding the batcher threads).
         No language and no change from the server's options: this service.
 
         Raises:
@@ -120,7 +121,9 @@ class OcrService:
             return self
         key = (codes, tuple(sorted(changes.items())))
         with self._lang_lock:
-            if key not in self._langs:
+            if key in self._langs:  # most recently used last: eviction takes the least recently used
+                self._langs[key] = self._langs.pop(key)
+            else:
                 predictor = self.predictor
                 if codes:
                     if not hasattr(predictor, "with_lang"):
@@ -133,10 +136,18 @@ class OcrService:
                         predictor = predictor.with_options(**changes)
                     except TypeError as exc:
                         raise ValueError(str(exc)) from exc
-                if len(self._langs) >= self.MAX_VARIANTS:  # bound the batcher threads: drop the oldest
-                    self._langs.pop(next(iter(self._langs))).close()
+                if len(self._langs) >= self.MAX_VARIANTS:  # bound the batcher threads: retire the least
+                    self._langs.pop(next(iter(self._langs))).retire()  # recently used once it is idle
                 self._langs[key] = OcrService(predictor, **self._settings)
             return self._langs[key]
+
+    def retire(self) -> None:
+        """Stop this service's batcher (and its variants') once idle; what is queued is still answered."""
+        self.batcher.retire()
+        with self._lang_lock:
+            for service in self._langs.values():
+                service.retire()
+            self._langs.clear()
 
     def close(self) -> None:
         self.batcher.close()
