@@ -177,3 +177,26 @@ def test_jobs_take_the_same_options(client: TestClient, predictor: Any) -> None:
     (variant,) = client.app.state.runtime.ocr._langs.values()  # the job ran on that option set's predictor
     options = variant.predictor.options
     assert options.detect_orientation and not options.assume_straight_pages
+
+
+def test_service_replicas_map_onto_ocr_options_and_stop_with_the_service() -> None:
+    """``models.replicas`` is ``OCROptions.replicas``; closing the service stops the predictor's replicas."""
+    from vision.app.api.settings import ModelSettings
+
+    assert ModelSettings().ocr_options().replicas == 1
+    assert ModelSettings(replicas=4, device="cpu").ocr_options().replicas == 4
+    with pytest.raises(ValueError):
+        ModelSettings(replicas=0)
+
+    class Pooled:
+        closed = False
+
+        def __call__(self, pages: Any) -> Any:
+            raise AssertionError("not called")
+
+        def close(self) -> None:
+            self.closed = True
+
+    predictor = Pooled()
+    OcrService(predictor).close()
+    assert predictor.closed

@@ -150,11 +150,15 @@ class OcrService:
             self._langs.clear()
 
     def close(self) -> None:
+        """Stop the batchers, then the predictor's replica processes if it has any."""
         self.batcher.close()
         with self._lang_lock:
             for service in self._langs.values():
                 service.close()
             self._langs.clear()
+        close = getattr(self.predictor, "close", None)
+        if callable(close):
+            close()
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,13 @@ class ModelSettings(_Group):
         gt=0,
         description="intra-op CPU threads for the whole process; None: torch's default (one per core)",
     )
+    replicas: int = Field(
+        1,
+        gt=0,
+        description="processes that each hold both models and read a share of every model batch "
+        "(OCROptions.replicas: on a GPU, host work spreads over that many cores; each costs the models' "
+        "memory again)",
+    )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
     )
@@ -121,7 +128,7 @@ class ModelSettings(_Group):
         """These settings as the OCR product's options type."""
         from vision.pipelines.ocr.options import options_from_args
 
-        return options_from_args(self, det_input_shapes=self.det_input_shapes)
+        return options_from_args(self, det_input_shapes=self.det_input_shapes, replicas=self.replicas)
 
 
 class JobSettings(_Group):
