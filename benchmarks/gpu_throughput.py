@@ -36,10 +36,14 @@ RUNGS = ("fp32", "bf16", "bf16+compile", "bf16+compile+int8")
 
 
 def letter_pages(n: int, seed: int = 0) -> list[np.ndarray]:
-    """``n`` variants of the sample page (1650 x 1275 x 3 uint8), each shifted by up to 24 px."""
-    from vision.assets.make_sample import render_sample
+    """``n`` variants of the sample page (1650 x 1275 x 3 uint8), each shifted by up to 24 px. The shipped
+    PNG is read (drawing it again needs the DejaVu fonts, which GPU images may lack)."""
+    from PIL import Image
 
-    base = np.asarray(render_sample()[0])
+    from vision.assets.make_sample import SAMPLE_PATH, render_sample
+
+    base = np.asarray(Image.open(SAMPLE_PATH).convert("RGB")) if SAMPLE_PATH.is_file() else np.asarray(
+        render_sample()[0])
     rng = np.random.default_rng(seed)
     pages = []
     for _ in range(n):
