@@ -58,7 +58,7 @@ def test_ray_engine_writes_what_the_local_engine_writes(corpus: Path, tmp_path: 
 
 
 def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: Path, capsys) -> None:
-    """``--devices cpu --replicas 2``: two processes, each with its own predictor and every other file."""
+    """``--devices cpu --replicas 2``: two processes, each with its own predictor, taking files from one queue."""
     assert main(["ocr", str(corpus), "-o", str(tmp_path / "one"), "--no-progress"]) == 1
     capsys.readouterr()
     out = tmp_path / "two"
@@ -111,3 +111,14 @@ def test_automatic_replicas(monkeypatch) -> None:
     assert auto_replicas(args(device="cpu"), 1000) == 1
     assert auto_replicas(args(devices="cuda:0,cuda:1"), 1000) == 1  # --devices: one replica per device
     assert auto_replicas(args(engine="ray"), 1000) == 1
+
+
+def test_replicas_that_cannot_start_report_why_for_every_file(corpus: Path, tmp_path: Path, capsys) -> None:
+    """Replicas take files from a shared queue; when none can build its predictor, every file is reported
+    failed with the reason, and the command ends."""
+    code = main(["ocr", str(corpus), "-o", str(tmp_path / "out"), "--devices", "cpu", "--replicas", "2",
+                 "--det-weights", str(tmp_path / "missing.safetensors"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("cannot build the predictor") >= 4  # the 4 files (and each replica's warning)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -3,9 +3,10 @@
 ``--engine ray`` (:mod:`vision.pipelines.ocr.ray_engine`): read/render tasks on CPUs, OCR in a Ray actor pool
 (one GPU per actor when the cluster has GPUs), each document written atomically by the driver as soon as its
 last page arrives. ``--devices`` (no Ray): one process per device, each running the bulk engine
-(:mod:`vision.pipelines.ocr.bulk`) on every N-th file; ``--replicas N`` starts N such processes per device
-(as ``benchmarks/gpu_throughput.py --workers N`` does: host work of N processes keeps one GPU busy). Both need ``-o`` (outputs are files), report a
-failed file and go on, and honour ``--resume`` (inputs with an output are dropped before the run).
+(:mod:`vision.pipelines.ocr.bulk`) on the files it takes from a shared queue; ``--replicas N`` starts N such
+processes per device (as ``benchmarks/gpu_throughput.py --workers N`` does: host work of N processes keeps
+one GPU busy). Both need ``-o`` (outputs are files), report a failed file and go on, and honour ``--resume``
+(inputs with an output are dropped before the run).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import copy
 import multiprocessing as mp
 import sys
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -118,8 +120,16 @@ def _finish_quiet(job: Any, doc: Any, *, args: argparse.Namespace) -> None:
     finish_job(job, doc, None, args)
 
 
-def _device_worker(args: argparse.Namespace, device: str, jobs: list[Any], workers: int, events: Any) -> None:
-    """One device's process: the bulk engine over its share of the files; one event per file."""
+def _pull(todo: Any) -> Iterator[Any]:
+    """Jobs from the shared queue until its end marker (``None``)."""
+    while (job := todo.get()) is not None:
+        yield job
+
+
+def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: int, events: Any) -> None:
+    """One replica's process: the bulk engine over the files it takes from the shared queue ``todo`` (a
+    replica that is slower, or got a long PDF, takes fewer); one event per file. A replica that cannot build
+    its predictor takes no file and says why (``(None, reason)``): the others read them."""
     import cv2
     import torch
 
@@ -130,16 +140,22 @@ def _device_worker(args: argparse.Namespace, device: str, jobs: list[Any], worke
     cv2.setNumThreads(args.threads)
     try:
         predictor = build(args, device)
-    except Exception as exc:  # noqa: BLE001 - every file of this device fails, the others go on
-        for job in jobs:
-            events.put((str(job.source), f"{device}: cannot build the predictor ({exc})"))
+    except Exception as exc:  # noqa: BLE001 - reported; the other replicas go on
+        events.put((None, f"{device}: cannot build the predictor ({exc})"))
         return
-    results = predictor.map(jobs, workers=workers, read=Reader(args), finish=Finisher(args), errors="return")
-    for job, result in zip(jobs, results):
+    taken: list[Any] = []
+
+    def jobs() -> Iterator[Any]:
+        for job in _pull(todo):
+            taken.append(job)
+            yield job
+
+    results = predictor.map(jobs(), workers=workers, read=Reader(args), finish=Finisher(args), errors="return")
+    for k, result in enumerate(results):  # in the order taken: result k is taken[k]
         error = None
         if isinstance(result, BaseException):
-            error = str(result) if isinstance(result, VisionError) else f"{job.source}: {result}"
-        events.put((str(job.source), error))
+            error = str(result) if isinstance(result, VisionError) else f"{taken[k].source}: {result}"
+        events.put((str(taken[k].source), error))
 
 
 def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
@@ -154,14 +170,19 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
     events = ctx.Queue()
     spare = max(0, (os.cpu_count() or 2) - len(devices))
     workers = args.jobs if args.jobs is not None else min(8, spare // len(devices))
-    shares = [jobs[k::len(devices)] for k in range(len(devices))]
+    devices = devices[: len(jobs)]
+    todo = ctx.Queue()  # files go to whichever replica is free
+    for job in jobs:
+        todo.put(job)
+    for _ in devices:
+        todo.put(None)
     args = copy.copy(args)
     args.threads = max(1, (os.cpu_count() or 2) // len(devices))
-    procs = [ctx.Process(target=_device_worker, args=(args, d, share, workers, events), daemon=False)
-             for d, share in zip(devices, shares) if share]
+    procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events), daemon=False)
+             for d in devices]
     for p in procs:
         p.start()
-    errors, seen = 0, 0
+    errors, seen, reason = 0, 0, None
     try:
         while seen < len(jobs):
             try:
@@ -170,12 +191,16 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
                 if not any(p.is_alive() for p in procs) and events.empty():
                     break
                 continue
+            if source is None:  # a replica that could not start
+                reason = error
+                bar.write(f"warning: {error}", file=sys.stderr)
+                continue
             seen += 1
             errors += _report(bar, source, error)
     finally:
         for p in procs:
             p.join()
-    lost = len(jobs) - seen  # a device process that died: its files are not done
+    lost = len(jobs) - seen  # no replica left to read them
     for _ in range(lost):
-        errors += _report(bar, None, "a device process ended before its files were done")
+        errors += _report(bar, None, reason or "a device process ended before its files were done")
     return errors
