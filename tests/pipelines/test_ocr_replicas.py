@@ -77,3 +77,18 @@ def test_pages_keep_the_callers_image_arrays(pages) -> None:
     finally:
         predictor.close()
     assert all(p.image is given.image for p, given in zip(doc.pages, inputs))
+
+
+def test_long_documents_go_to_the_replicas_a_batch_at_a_time(pages, monkeypatch) -> None:
+    """A document is read and sent ``pages_per_batch`` pages at a time (never held whole), in order."""
+    predictor = vision.ocr_predictor(device="cpu", replicas=2, pages_per_batch=2)
+    sizes: list[int] = []
+    pool = predictor.replicas
+    original = type(pool).__call__
+    monkeypatch.setattr(type(pool), "__call__", lambda self, batch: sizes.append(len(batch)) or original(self, batch))
+    try:
+        doc = predictor(pages + pages[:2])  # 5 pages
+    finally:
+        predictor.close()
+    assert sizes == [2, 2, 1]
+    assert [p.page_idx for p in doc.pages] == [0, 1, 2, 3, 4]

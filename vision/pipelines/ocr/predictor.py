@@ -72,9 +72,11 @@ class OCRPredictor:
 
     def __call__(self, doc: Any) -> Document:
         source = getattr(doc, "source", None)
-        if self.replicas is not None:
-            return Document(pages=self.replicas(list(as_pages(doc))), source=source)
         pages: list[Page] = []
+        if self.replicas is not None:  # a round of pages_per_batch pages (at least one per replica) at a time
+            for batch in chunked(as_pages(doc), max(self.options.pages_per_batch, len(self.replicas))):
+                pages.extend(self.replicas(batch))
+            return Document(pages=pages, source=source)
         for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
             pages.extend(self.pipeline(batch))
         return Document(pages=pages, source=source)

@@ -4,7 +4,8 @@ On a GPU, a page costs a few milliseconds of device time and tens of millisecond
 post-processing, crops, lexicon, layout, structure), so one process leaves the GPU mostly idle. Each replica
 is a process (``spawn``) with its own predictor built from the same :class:`OCROptions`, on the same device,
 with ``cpu_count // N`` CPU threads; a call splits its pages into N contiguous chunks, sends one to each
-replica, and puts the pages back in order. ``vision ocr --replicas`` does the same per file
+replica, and puts the pages back in order. :class:`~vision.pipelines.ocr.predictor.OCRPredictor` hands it
+``pages_per_batch`` pages at a time, so a long document is never held whole. ``vision ocr --replicas`` does the same per file
 (:mod:`vision.app.cli._ocr_engines`).
 
 Replicas start building their models when the pool is made; the first call waits for them. A replica that
