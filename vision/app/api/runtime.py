@@ -143,22 +143,22 @@ class OcrService:
 
     def retire(self) -> None:
         """Stop this service's batcher (and its variants') once idle; what is queued is still answered."""
-        self.batcher.retire()
-        with self._lang_lock:
-            for service in self._langs.values():
-                service.retire()
-            self._langs.clear()
+        self._stop("retire")
 
     def close(self) -> None:
         """Stop the batchers, then the predictor's replica processes if it has any."""
-        self.batcher.close()
-        with self._lang_lock:
-            for service in self._langs.values():
-                service.close()
-            self._langs.clear()
+        self._stop("close")
         close = getattr(self.predictor, "close", None)
         if callable(close):
             close()
+
+    def _stop(self, how: str) -> None:
+        """``batcher.retire()`` or ``batcher.close()`` here and in every variant; forget the variants."""
+        getattr(self.batcher, how)()
+        with self._lang_lock:
+            for service in self._langs.values():
+                getattr(service, how)()
+            self._langs.clear()
 
 
 @dataclass(frozen=True)
