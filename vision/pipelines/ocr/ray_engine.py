@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from vision.errors import VisionError
+from vision.pipelines._ray_rows import complete_groups
 from vision.structures import Document
 
 __all__ = ["PageOCRActor", "read_rows", "run_ray"]
@@ -149,33 +150,19 @@ def run_ray(
 
 def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], Any]) -> Iterator[tuple[Any, str | None]]:
     """Collect each document's pages; finish a document once its page count and all its pages are in."""
-    pages: dict[int, dict[int, Any]] = {}
-    counts: dict[int, int] = {}
     closed: set[int] = set()
-    for row in rows:
-        doc = int(row["doc"])
-        if doc in closed:
+    for doc, parts, end in complete_groups(rows, key=lambda row: int(row["doc"]), part="page", count="count"):
+        closed.add(doc)
+        if parts is None:
+            yield items[doc], str(end["message"])
             continue
-        kind = str(row["kind"])
-        if kind == "error":
-            closed.add(doc)
-            pages.pop(doc, None)
-            yield items[doc], str(row["message"])
+        ordered = [Document.from_json(r["result"]).pages[0] for r in sorted(parts, key=lambda r: int(r["pos"]))]
+        document = Document(pages=ordered, source=ordered[0].source if ordered else None)
+        try:
+            finish(items[doc], document)
+        except Exception as exc:  # noqa: BLE001 - e.g. the output folder cannot be written
+            yield items[doc], describe(items[doc], exc)
             continue
-        if kind == "page":
-            pages.setdefault(doc, {})[int(row["pos"])] = Document.from_json(row["result"]).pages[0]
-        else:
-            counts[doc] = int(row["count"])
-        if doc in counts and len(pages.get(doc, {})) == counts[doc]:
-            closed.add(doc)
-            got = pages.pop(doc, {})
-            ordered = [got[k] for k in sorted(got)]
-            document = Document(pages=ordered, source=ordered[0].source if ordered else None)
-            try:
-                finish(items[doc], document)
-            except Exception as exc:  # noqa: BLE001 - e.g. the output folder cannot be written
-                yield items[doc], describe(items[doc], exc)
-                continue
-            yield items[doc], None
+        yield items[doc], None
     for doc in sorted(set(range(len(items))) - closed):  # only when Ray lost rows: never a partial document
         yield items[doc], describe(items[doc], VisionError(None, "the Ray pipeline ended before all pages arrived"))

@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.errors import VisionError
 from vision.io.page import PageImage
+from vision.pipelines._ray_rows import complete_groups
 from vision.pipelines.video.timeline import video_document
 from vision.pipelines.video.pipeline import VideoOptions, VideoResult, describe_error
 from vision.pipelines.video.outputs import write_outputs
@@ -174,27 +175,14 @@ def _gather(
     rows: Any, stems: dict[str, Path], config: VideoOptions, formats: Sequence[str]
 ) -> Iterator[VideoResult]:
     """Collect each video's pages from the OCR'd rows; merge and write a video once all of it has arrived."""
-    pages: dict[str, list[Any]] = {}
-    ends: dict[str, dict[str, Any]] = {}
     closed: set[str] = set()
-    for row in rows:
-        path = str(row["path"])
-        if path in closed:
+    for path, parts, end in complete_groups(rows, key=lambda row: str(row["path"]), part="frame", count="frames"):
+        closed.add(path)
+        if parts is None:
+            yield VideoResult(path, None, VisionError(None, str(end["message"])))
             continue
-        kind = str(row["kind"])
-        if kind == "error":
-            closed.add(path)
-            pages.pop(path, None)
-            yield VideoResult(path, None, VisionError(None, str(row["message"])))
-            continue
-        if kind == "frame":
-            pages.setdefault(path, []).append(Document.from_json(row["page"]).pages[0])
-        else:
-            ends[path] = row
-        end = ends.get(path)
-        if end is not None and len(pages.get(path, [])) == int(end["frames"]):
-            closed.add(path)
-            yield _write(path, pages.pop(path, []), end, stems[path], config, formats)
+        frames = [Document.from_json(r["page"]).pages[0] for r in parts]
+        yield _write(path, frames, end, stems[path], config, formats)
     for path in set(stems) - closed:  # only when Ray lost rows: never report success for a partial video
         yield VideoResult(path, None, VisionError(path, "the Ray pipeline ended before all frames arrived"))
 
