@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from vision.pipelines.ocr.reading_order import LayoutOptions
+from vision.pipelines.ocr.sparse import SparseOptions
 from vision.pipelines.ocr.structure import StructureOptions
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ class OCROptions:
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.
         check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
+        sparse: on pages with few readings (photos, screens), drop lone symbols, single characters and
+            unsure readings (:mod:`vision.pipelines.ocr.sparse`); ``SparseOptions(max_words=0)`` keeps all.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
@@ -95,6 +98,7 @@ class OCROptions:
     onnx: bool | None = None
     lang: str | None = None
     check_script: bool = True
+    sparse: SparseOptions = field(default_factory=SparseOptions)
     replicas: int = 1
 
     def __post_init__(self) -> None:
@@ -115,7 +119,7 @@ _FIELDS = frozenset(f.name for f in fields(OCROptions))
 
 def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
     """``base`` (default :class:`OCROptions`) with ``changes``; ``None`` values of ``det_arch``/``reco_arch``
-    keep the base's. ``layout=None`` / ``structure=None`` mean the default layout rules / structure.
+    keep the base's. ``layout=None`` / ``structure=None`` / ``sparse=None`` mean the defaults.
 
     Raises:
         TypeError: for a name that is not a field of :class:`OCROptions`.
@@ -130,6 +134,8 @@ def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
         changes["layout"] = LayoutOptions()
     if "structure" in changes and changes["structure"] is None:
         changes["structure"] = StructureOptions()
+    if "sparse" in changes and changes["sparse"] is None:
+        changes["sparse"] = SparseOptions()
     return replace(base or OCROptions(), **changes)
 
 
@@ -157,7 +163,7 @@ def parse_weights(text: str | None) -> str | None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device``,
-    ``--precision``, ``--compile`` and ``-l/--lang``."""
+    ``--precision``, ``--compile``, ``--sparse-words`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
@@ -167,6 +173,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model precision (default: bf16 on CUDA, fp32 elsewhere)")
     parser.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
                         help="torch.compile the models (default: off; a warm-up of about 45 s per process)")
+    parser.add_argument(
+        "--sparse-words", type=int, default=None, metavar="N",
+        help="pages with fewer than N readings (photos, screens) drop lone symbols and single characters "
+        f"(default {SparseOptions().max_words}; 0 keeps every reading)")
     parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
@@ -184,6 +194,8 @@ def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROpti
         reco_weights=parse_weights(args.reco_weights),
         device=args.device,
         **({"lang": args.lang} if getattr(args, "lang", None) else {}),
+        **({"sparse": SparseOptions(max_words=args.sparse_words)}
+           if getattr(args, "sparse_words", None) is not None else {}),
         **_speed(args),
         **changes,
     )

@@ -1,6 +1,6 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> script
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> sparse -> script
     -> layout -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
@@ -208,6 +208,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    if options.sparse.max_words > 0:
+        from vision.pipelines.ocr.sparse import SparseStage
+
+        stages.append(("sparse", SparseStage(options.sparse)))
     if options.check_script:
         from vision.pipelines.ocr.script import ScriptStage
 
