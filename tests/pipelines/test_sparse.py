@@ -84,3 +84,10 @@ def test_cli_flag_maps_onto_the_options() -> None:
     add_model_arguments(parser)
     assert options_from_args(parser.parse_args([])).sparse == SparseOptions()
     assert options_from_args(parser.parse_args(["--sparse-words", "0"])).sparse == SparseOptions(max_words=0)
+
+
+def test_service_setting_maps_onto_the_options() -> None:
+    from vision.app.api.settings import ModelSettings
+
+    assert ModelSettings().ocr_options().sparse == SparseOptions()
+    assert ModelSettings(sparse_words=0).ocr_options().sparse == SparseOptions(max_words=0)

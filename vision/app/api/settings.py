@@ -119,6 +119,12 @@ class ModelSettings(_Group):
         "(OCROptions.replicas: on a GPU, host work spreads over that many cores; each costs the models' "
         "memory again)",
     )
+    sparse_words: int | None = Field(
+        None,
+        ge=0,
+        description="pages with fewer readings (photos, screens) drop lone symbols and single characters "
+        "(OCROptions.sparse; None: its default, 80; 0 keeps every reading)",
+    )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"
     )
