@@ -1,7 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize -> sparse -> script
-    -> layout -> (structure)  =>  Document
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize
+    -> sparse -> script -> layout -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
