@@ -135,3 +135,49 @@ def test_training_runs_saves_and_resumes(pdf_set, tmp_path):
     params = [k for k in start if "running_" not in k and start[k].is_floating_point()]
     drift = max((after[k] - start[k]).abs().max().item() for k in params)
     assert 0 < drift < 0.05
+
+
+def _ddp_worker(rank: int, world: int, port: int, cfg_path: str, out: str) -> None:
+    import os
+
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=str(port))
+    torch.set_num_threads(1)
+    summary = train(load_config(cfg_path, out_dir=out, max_steps=3, sync_every=2))
+    Path(out, f"rank{rank}.json").write_text(json.dumps({k: v for k, v in summary.items() if k != "config"}))
+
+
+def test_ddp_two_processes_train_together_and_resume_alone(pdf_set, tmp_path):
+    """Two gloo ranks take the same steps (they agree every 2 steps, so max_steps 3 stops both at step 4),
+    only rank 0 writes, and one process resumes their checkpoint."""
+    import socket
+
+    import torch.multiprocessing as mp
+
+    data = {"pdf_dir": str(pdf_set), "fonts_dir": DEJAVU, "dict_dir": "", "val_pages": 1, "crop": 128,
+            "crops_per_page": 2, "long_side": 384}
+    cfg_path = tmp_path / "cfg.json"
+    cfg_path.write_text(json.dumps({"batch_size": 2, "workers": 0, "bf16": False, "device": "cpu",
+                                    "log_every": 1, "reserve_s": 0, "val_budget_s": 30, "data": data}))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "ddp"
+    mp.spawn(_ddp_worker, args=(2, port, str(cfg_path), str(out)), nprocs=2, join=True)
+    rank0 = json.loads((out / "rank0.json").read_text())
+    assert json.loads((out / "rank1.json").read_text()) == {}
+    assert rank0["world"] == 2 and rank0["step"] == 4 and rank0["samples"] == 4 * 2 * 2
+    assert (out / "ckpt" / "trainer.json").is_file()
+    assert (out / "det_db_mobilenet_v3_large.safetensors").is_file()
+    alone = train(
+        load_config(str(cfg_path), out_dir=str(tmp_path / "alone"), max_steps=1, resume=str(out / "ckpt"))
+    )
+    assert alone["world"] == 1 and alone["step"] == 5 and alone["optimizer"] == "restored"
+
+
+def test_detection_ranks_draw_different_pages():
+    from vision.training.detection_data import DetectionStream
+
+    cfg = DataConfig(pdf_dir="", fonts_dir=DEJAVU, dict_dir="", crop=64, crops_per_page=1, long_side=192)
+    first = [next(iter(DetectionStream(cfg, seed=3, rank=r)))["image"] for r in (0, 1, 0)]
+    assert np.array_equal(first[0], first[2]) and not np.array_equal(first[0], first[1])

@@ -8,11 +8,18 @@ safetensors file (``OUT/det_<arch>.safetensors``) and ``OUT/metrics.json``: vali
 pages, with the post-processing thresholds swept to calibrate ``unclip_ratio`` on our own labels. The
 learning rate follows a cosine over ``total_minutes`` of *training* time summed across runs, so a second
 call with ``resume`` continues the same schedule.
+
+Several GPUs: ``torchrun --nproc_per_node=N -m vision.training.detection ...`` trains one replica per GPU
+(:mod:`vision.training.distributed`, DDP); ``batch_size`` is per GPU, each rank's data workers draw their own
+pages, and every ``sync_every`` steps the ranks take rank 0's learning rate and stop decision, so every
+replica takes the same steps. Rank 0 logs, checkpoints, validates and writes the weights; a checkpoint
+resumes under any world size.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -28,6 +35,7 @@ from torch.utils.data import DataLoader
 from vision.models.detection.dbnet import CONFIGS, DBNet
 from vision.training.checkpoint import save_checkpoint, save_weights
 from vision.training.detection_data import DataConfig, DetectionStream
+from vision.training.distributed import setup
 from vision.training.losses.db import db_loss
 
 __all__ = ["TASK", "TrainConfig", "add_arguments", "run", "train", "load_config"]
@@ -56,6 +64,7 @@ class TrainConfig:
     log_every: int = 50
     ckpt_every_s: float = 180.0
     max_steps: int = 0
+    sync_every: int = 10  # steps between the ranks' agreements on learning rate and stopping (DDP only)
     out_dir: str = "runs/det"
     resume: str = ""
     init: str = ""  # weights (safetensors) to fine-tune from: fresh optimizer and schedule; ignored on resume
@@ -152,11 +161,13 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from vision.training.detection_eval import validate
 
     t_start = time.time()
-    device = torch.device(cfg.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    dist = setup(cfg.device or None)
+    device = dist.device if dist.active or not cfg.device else torch.device(cfg.device)
     torch.manual_seed(cfg.seed)
     torch.backends.cudnn.benchmark = True  # fixed crop size: let cuDNN pick the fastest kernels once
     out = Path(cfg.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if dist.main:
+        out.mkdir(parents=True, exist_ok=True)
     model = DBNet(CONFIGS[cfg.arch]).to(device).to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     state: dict[str, Any] = {"step": 0, "trained_s": 0.0, "samples": 0, "resumes": 0}
@@ -167,25 +178,38 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         from safetensors.torch import load_file
 
         model.load_state_dict(load_file(cfg.init))  # strict: a fine-tune starts from the whole model
-        print(f"initialised from {cfg.init}", flush=True)
+        if dist.main:
+            print(f"initialised from {cfg.init}", flush=True)
     step, trained_before = int(state["step"]), float(state["trained_s"])
-    run_model = torch.compile(model) if cfg.compile else model
+    replica: torch.nn.Module = model
+    if dist.active:
+        from torch.nn.parallel import DistributedDataParallel
+
+        replica = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    run_model = torch.compile(replica) if cfg.compile else replica
     loader = DataLoader(
-        DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"])),
+        DetectionStream(cfg.data, seed=cfg.seed * 1000 + int(state["resumes"]), rank=dist.rank),
         batch_size=cfg.batch_size,
         num_workers=cfg.workers,
         pin_memory=device.type == "cuda",
         prefetch_factor=2 if cfg.workers else None,
     )
     budget = cfg.max_minutes * 60 - cfg.reserve_s
-    steps_here, t_data, last_ckpt = 0, 0.0, time.time()
+    sync = cfg.sync_every if dist.active else 1
+    steps_here, t_data, last_ckpt, factor = 0, 0.0, time.time(), 1.0
     model.train()
-    with open(out / "train.log", "a") as log:
+    with open(out / "train.log", "a") if dist.main else contextlib.nullcontext() as log:
         t_loop = t0 = time.time()
         for batch in loader:
             t_data += time.time() - t0
+            if steps_here % sync == 0:  # rank 0's clock decides the learning rate and the stop, for all ranks
+                over = time.time() - t_start > budget or bool(cfg.max_steps and steps_here >= cfg.max_steps)
+                now = _lr_factor(cfg, float(state["trained_s"]), time.time() - t_loop)
+                factor, stop = dist.agree([now, float(over)])
+                if stop:
+                    break
             for g in opt.param_groups:
-                g["lr"] = cfg.lr * _lr_factor(cfg, float(state["trained_s"]), time.time() - t_loop)
+                g["lr"] = cfg.lr * factor
             x, gt, mask, thresh, tmask = _batch_to(batch, device, model)
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cfg.bf16):
                 pred = run_model(x)
@@ -195,23 +219,24 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
             opt.step()
             step, steps_here, t0 = step + 1, steps_here + 1, time.time()
-            state["samples"] = int(state["samples"]) + x.shape[0]
+            state["samples"] = int(state["samples"]) + x.shape[0] * dist.world
             state["trained_s"] = trained_before + (t0 - t_loop)
-            if step % cfg.log_every == 0 or steps_here == 1:
+            if log is not None and (step % cfg.log_every == 0 or steps_here == 1):
                 line = (
                     f"step {step} loss {loss.item():.4f} prob {parts['prob']:.4f} bin {parts['binary']:.4f} "
                     f"thr {parts['thresh']:.4f} lr {opt.param_groups[0]['lr']:.2e} "
-                    f"samples/s {steps_here * cfg.batch_size / (t0 - t_loop):.0f} "
+                    f"samples/s {steps_here * cfg.batch_size * dist.world / (t0 - t_loop):.0f} "
                     f"data-wait {t_data / (t0 - t_loop):.2f}"
                 )
                 print(line, flush=True)
                 log.write(line + "\n")
-            if time.time() - last_ckpt > cfg.ckpt_every_s:
+            if dist.main and time.time() - last_ckpt > cfg.ckpt_every_s:
                 _save(cfg, model, opt, step, state, out)
                 last_ckpt = time.time()
-            if time.time() - t_start > budget or (cfg.max_steps and steps_here >= cfg.max_steps):
-                break
     del loader
+    if not dist.main:
+        dist.close()
+        return {}
     _save(cfg, model, opt, step, state, out)
     _save_light(out)
     weights = save_weights(
@@ -224,7 +249,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         "trained_s": round(float(state["trained_s"]), 1),
         "samples": state["samples"],
         "steps_this_call": steps_here,
-        "samples_per_s": round(steps_here * cfg.batch_size / seconds, 1),
+        "samples_per_s": round(steps_here * cfg.batch_size * dist.world / seconds, 1),
+        "world": dist.world,
         "data_wait_fraction": round(t_data / seconds, 3),
         "optimizer": state.get("optimizer", "new"),
         "weights": weights.name,
@@ -234,6 +260,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     summary["validation"] = validate(model, cfg.data, device, budget_s=cfg.val_budget_s)
     summary["wall_s"] = round(time.time() - t_start, 1)
     (out / "metrics.json").write_text(json.dumps(summary, indent=2))
+    dist.close()
     return summary
 
 

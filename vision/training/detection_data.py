@@ -214,16 +214,17 @@ def random_crops(
 
 
 class DetectionStream(IterableDataset):
-    """An endless stream of training crops; each worker draws from its own seeded generator."""
+    """An endless stream of training crops; each worker draws from its own seeded generator, and so does each
+    rank of a DDP job (``rank``; rank 0 draws what a single process draws)."""
 
-    def __init__(self, cfg: DataConfig, seed: int) -> None:
+    def __init__(self, cfg: DataConfig, seed: int, rank: int = 0) -> None:
         super().__init__()
-        self.cfg, self.seed = cfg, seed
+        self.cfg, self.seed, self.rank = cfg, seed, rank
 
     def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
         info = get_worker_info()
         wid = info.id if info is not None else 0
-        rng = np.random.default_rng([self.seed, wid])
+        rng = np.random.default_rng([self.seed, wid] if self.rank == 0 else [self.seed, wid, self.rank])
         cv2.setNumThreads(1)
         torch.set_num_threads(1)
         sources = PageSources(self.cfg)
