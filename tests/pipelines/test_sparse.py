@@ -1,4 +1,4 @@
-"""The sparse-page rule: on pages with few readings, lone glyphs (and, when asked, unsure readings) go."""
+"""The sparse-page rule (opt-in): on pages with few readings, lone glyphs (and, when asked, unsure readings) go."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from vision.io.page import PageImage
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.options import options_with
-from vision.pipelines.ocr.sparse import SparseOptions, SparseStage, sparse_keep
+from vision.pipelines.ocr.sparse import PHOTOS, SparseOptions, SparseStage, sparse_keep
 
 
 def _box(x: float, y: float, w: float = 40, h: float = 20) -> list[float]:
@@ -70,9 +70,9 @@ def test_options_validate_and_zero_turns_the_stage_off() -> None:
     def stub(pages: list) -> list:
         return []
 
-    assert "sparse" in build_pipeline(options_with(device="cpu"), stub, stub).names
-    off = options_with(device="cpu", sparse=SparseOptions(max_words=0))
-    assert "sparse" not in build_pipeline(off, stub, stub).names
+    assert "sparse" not in build_pipeline(options_with(device="cpu"), stub, stub).names  # opt-in
+    on = options_with(device="cpu", sparse=PHOTOS)
+    assert "sparse" in build_pipeline(on, stub, stub).names
 
 
 def test_cli_flag_maps_onto_the_options() -> None:
@@ -83,11 +83,11 @@ def test_cli_flag_maps_onto_the_options() -> None:
     parser = argparse.ArgumentParser()
     add_model_arguments(parser)
     assert options_from_args(parser.parse_args([])).sparse == SparseOptions()
-    assert options_from_args(parser.parse_args(["--sparse-words", "0"])).sparse == SparseOptions(max_words=0)
+    assert options_from_args(parser.parse_args(["--sparse-words", "80"])).sparse == PHOTOS
 
 
 def test_service_setting_maps_onto_the_options() -> None:
     from vision.app.api.settings import ModelSettings
 
     assert ModelSettings().ocr_options().sparse == SparseOptions()
-    assert ModelSettings(sparse_words=0).ocr_options().sparse == SparseOptions(max_words=0)
+    assert ModelSettings(sparse_words=80).ocr_options().sparse == PHOTOS

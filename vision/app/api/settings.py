@@ -122,8 +122,8 @@ class ModelSettings(_Group):
     sparse_words: int | None = Field(
         None,
         ge=0,
-        description="pages with fewer readings (photos, screens) drop lone symbols and single characters "
-        "(OCROptions.sparse; None: its default, 80; 0 keeps every reading)",
+        description="pages with fewer readings drop lone symbols and single characters (OCROptions.sparse; "
+        "80 for photos and screens; None or 0: every reading kept)",
     )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"

@@ -69,8 +69,8 @@ class OCROptions:
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.
         check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
-        sparse: on pages with few readings (photos, screens), drop lone symbols, single characters and
-            unsure readings (:mod:`vision.pipelines.ocr.sparse`); ``SparseOptions(max_words=0)`` keeps all.
+        sparse: on pages with few readings (photos, screens), drop lone symbols and single characters
+            (:mod:`vision.pipelines.ocr.sparse`); off by default, ``SparseOptions(max_words=80)`` for photos.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
@@ -175,8 +175,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="torch.compile the models (default: off; a warm-up of about 45 s per process)")
     parser.add_argument(
         "--sparse-words", type=int, default=None, metavar="N",
-        help="pages with fewer than N readings (photos, screens) drop lone symbols and single characters "
-        f"(default {SparseOptions().max_words}; 0 keeps every reading)")
+        help="pages with fewer than N readings drop lone symbols and single characters: 80 for photos and "
+        "screens (default 0: every reading kept; table crops lose real cells with it)")
     parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "

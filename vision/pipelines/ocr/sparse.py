@@ -7,8 +7,9 @@ real (check boxes, field values, table cells), so the rule applies only to pages
 :attr:`SparseOptions.max_words` readings. On those pages it drops lone glyphs: readings with no letter or
 digit (check boxes excepted) or of one character that have no other reading beside them on their line (as
 "a" has in "a cat"); and readings under :attr:`SparseOptions.min_confidence` (0 by default: no floor). The
-defaults were chosen on synthetic scene and document pages (``docs/pipeline.md``), never on the evaluation
-sets.
+stage is opt-in (``max_words`` 0 by default): it helps photos, but table crops are sparse pages whose lone
+cells are real, and there it costs (``docs/pipeline.md``). ``SparseOptions(max_words=80)`` is the setting
+chosen on synthetic scene and document pages, never on the evaluation sets.
 
 Runs after ``recognize`` and before ``script`` and ``layout``; words from a PDF text layer are never touched.
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 from vision.pipelines.base import PageState
 
-__all__ = ["SparseOptions", "SparseStage", "sparse_keep"]
+__all__ = ["PHOTOS", "SparseOptions", "SparseStage", "sparse_keep"]
 
 BOXES = frozenset("\u2610\u2611")
 """The recognizer's check-box classes (empty, checked): symbols, but deliberate."""
@@ -32,11 +33,12 @@ class SparseOptions:
     """Thresholds of the sparse-page rule (see the module docstring).
 
     Attributes:
-        max_words: pages with fewer readings than this are sparse; 0 turns the rule off.
+        max_words: pages with fewer readings than this are sparse; 0 (the default) turns the rule off;
+            80 is the setting chosen for photos (:data:`PHOTOS`).
         min_confidence: on sparse pages, readings less confident than this are dropped.
     """
 
-    max_words: int = 80
+    max_words: int = 0
     min_confidence: float = 0.0
 
     def __post_init__(self) -> None:
@@ -44,6 +46,10 @@ class SparseOptions:
             raise ValueError(f"max_words must be >= 0, got {self.max_words}")
         if not 0.0 <= self.min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be in [0, 1], got {self.min_confidence}")
+
+
+PHOTOS = SparseOptions(max_words=80)
+"""The setting chosen on synthetic pages for photos and screens (``vision ocr --sparse-words 80``)."""
 
 
 def _has_neighbour(boxes: np.ndarray, i: int) -> bool:
@@ -59,7 +65,7 @@ def _has_neighbour(boxes: np.ndarray, i: int) -> bool:
 
 
 def sparse_keep(
-    texts: list[tuple[str, float]], boxes: np.ndarray, options: SparseOptions = SparseOptions()
+    texts: list[tuple[str, float]], boxes: np.ndarray, options: SparseOptions = PHOTOS
 ) -> np.ndarray:
     """``bool[N]``: which ``(text, confidence)`` readings of one page, boxed by ``boxes float[N, 4]`` (xyxy,
     one scale for x and y), the rule keeps."""
@@ -77,7 +83,7 @@ def sparse_keep(
 class SparseStage:
     """Pipeline stage applying :func:`sparse_keep` to each OCR'd page's readings and their geometry."""
 
-    def __init__(self, options: SparseOptions = SparseOptions()) -> None:
+    def __init__(self, options: SparseOptions = PHOTOS) -> None:
         self.options = options
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
