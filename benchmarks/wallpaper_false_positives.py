@@ -13,8 +13,10 @@ SafeLanding and ukui firstgeneration: landscapes, a kite in the sky, boats, a la
 Crops (seeded): photo ``i mod n``, a random window of 35-100% of its width and height (so aspect ratios
 vary), fed to ``vision.ocr_predictor()`` on the CPU as it is (the predictor resizes pages). Every word the
 OCR returns is invented (the photos hold no text). Reports words per image (mean), the share of crops with
-any word and the detector's raw box count, and the words per image with the opt-in sparse-page rule
-(:mod:`vision.pipelines.ocr.sparse`, ``PHOTOS``: ``--sparse-words 80``) in the same run; writes JSON to ``benchmarks/results/wallpaper_false_positives[_LABEL].json``.
+any word, the default detector's raw box count and the share of crops the ``photo`` gate calls photos
+(:mod:`vision.pipelines.ocr.photo`), and the words per image with the gate off (``photo="off"``: every crop
+read as a document) in the same run; writes JSON to
+``benchmarks/results/wallpaper_false_positives[_LABEL].json``.
 """
 
 from __future__ import annotations
@@ -66,29 +68,36 @@ def main() -> int:
 
     torch.set_num_threads(2)
     images = crops(Path(args.photos), args.crops, args.seed)
-    from vision.pipelines.ocr.sparse import PHOTOS
+    from vision.pipelines.base import PageState
+    from vision.pipelines.ocr.photo import PhotoStage, is_photo
 
-    ocr = vision.ocr_predictor(device="cpu")
-    ocr_photos = vision.ocr_predictor(device="cpu", sparse=PHOTOS)
+    ocr = vision.ocr_predictor(device="cpu")  # the defaults: the photo gate decides
+    ocr_off = vision.ocr_predictor(device="cpu", photo="off")  # every page read as a document
     det = vision.detection_predictor(device="cpu")
-    words, words_photos, boxes, t0 = [], [], [], time.time()
+    words, words_off, boxes, photos, t0 = [], [], [], 0, time.time()
     examples: list[str] = []
+    gate = ocr.pipeline["photo"]
+    assert isinstance(gate, PhotoStage)
     for img in images:
         page = ocr([img]).pages[0]
         words.append(len(page.words))
-        words_photos.append(len(ocr_photos([img]).pages[0].words))
+        words_off.append(len(ocr_off([img]).pages[0].words))
         examples += [w.value for w in page.words][:3]
-        boxes.append(len(det([img])[0].boxes))
+        found = det([img])[0].boxes
+        boxes.append(len(found))
+        photos += is_photo(PageState(page=None, image=img, boxes=found), gate.options)  # type: ignore[arg-type]
     report = {
         "photos": sorted(f.name for f in Path(args.photos).glob("*.jpg")),
         "crops": len(images),
         "words_per_image": round(float(np.mean(words)), 3),
-        "words_per_image_sparse_80": round(float(np.mean(words_photos)), 3),
         "crops_with_words": round(float(np.mean(np.array(words) > 0)), 3),
-        "detector_boxes_per_image": round(float(np.mean(boxes)), 3),
         "max_words": int(max(words)),
+        "words_per_image_photo_off": round(float(np.mean(words_off)), 3),
+        "crops_with_words_photo_off": round(float(np.mean(np.array(words_off) > 0)), 3),
+        "detector_boxes_per_image": round(float(np.mean(boxes)), 3),
+        "called_photos": round(photos / len(images), 3),
         "example_words": examples[:20],
-        "detector_sha256": DEFAULT_WEIGHTS["db_mobilenet_v3_large"].sha256,
+        "detector_sha256": {k: DEFAULT_WEIGHTS[k].sha256 for k in ("db_mobilenet_v3_large", "db_mobilenet_v3_large_photo")},
         "seconds": round(time.time() - t0, 1),
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",
     }

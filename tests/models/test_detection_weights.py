@@ -51,12 +51,16 @@ def test_shipped_detector_finds_printed_words():
     assert result.scores.min() > 0.5
 
 
-def test_model_card_states_every_recorded_score():
-    """docs/models/detection.md shows each score of the default's meta (3 decimals, or a percentage)."""
+@pytest.mark.parametrize(
+    "name, card", [("db_mobilenet_v3_large", "detection.md"), ("db_mobilenet_v3_large_photo", "detection_photo.md")]
+)
+def test_model_card_states_every_recorded_score(name, card):
+    """Each shipped detector's card (docs/models/) shows each score of its meta (3 decimals, or a percentage)."""
     from pathlib import Path
 
-    card = (Path(__file__).resolve().parents[2] / "docs" / "models" / "detection.md").read_text()
-    meta = get_entry("db_mobilenet_v3_large").weights.meta["metrics"]
+    card = (Path(__file__).resolve().parents[2] / "docs" / "models" / card).read_text()
+    meta = get_entry(name).weights.meta["metrics"]
+    assert meta
     for name, scores in meta.items():
         for key, v in scores.items():
             shown = {f"{x:.3f}" for x in (v - 5e-4, v, v + 5e-4)} | {f"{100 * v:.1f}%"}

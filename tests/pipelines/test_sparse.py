@@ -1,4 +1,5 @@
-"""The sparse-page rule (opt-in): on pages with few readings, lone glyphs (and, when asked, unsure readings) go."""
+"""The sparse-page rule (photos by default, every page when asked): on pages with few readings, lone glyphs (and,
+when asked, unsure readings) go."""
 
 from __future__ import annotations
 
@@ -46,14 +47,18 @@ def test_a_glyph_on_another_line_is_not_a_neighbour() -> None:
     assert sparse_keep([("x", 0.9), ("word", 0.9)], far).tolist() == [False, True]
 
 
-def test_stage_filters_readings_and_their_geometry_together() -> None:
+def _state() -> PageState:
     image = np.full((200, 400, 3), 255, np.uint8)
     s = PageState(PageImage(image, "p", 0, image.shape[:2]), image)
     s.texts = [("hello", 0.9), ("#", 0.9), ("world", 0.9)]
     s.boxes = np.array([[0.1, 0.1, 0.3, 0.2], [0.5, 0.6, 0.52, 0.7], [0.32, 0.1, 0.5, 0.2]], np.float32)
     s.polygons = np.stack([np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]]) for b in s.boxes])
     s.scores = np.array([0.9, 0.8, 0.7], np.float32)
-    (out,) = SparseStage()([s])
+    return s
+
+
+def test_stage_filters_readings_and_their_geometry_together() -> None:
+    (out,) = SparseStage()([_state()])
     assert [t for t, _ in out.texts] == ["hello", "world"]
     np.testing.assert_array_equal(out.boxes, np.array([[0.1, 0.1, 0.3, 0.2], [0.32, 0.1, 0.5, 0.2]], np.float32))
     assert out.polygons.shape == (2, 4, 2) and out.scores.tolist() == pytest.approx([0.9, 0.7])
@@ -70,9 +75,10 @@ def test_options_validate_and_zero_turns_the_stage_off() -> None:
     def stub(pages: list) -> list:
         return []
 
-    assert "sparse" not in build_pipeline(options_with(device="cpu"), stub, stub).names  # opt-in
-    on = options_with(device="cpu", sparse=PHOTOS)
+    assert "sparse" not in build_pipeline(options_with(device="cpu", photo="off"), stub, stub).names  # opt-in
+    on = options_with(device="cpu", sparse=PHOTOS, photo="off")
     assert "sparse" in build_pipeline(on, stub, stub).names
+    assert "sparse" in build_pipeline(options_with(device="cpu"), stub, stub).names  # for photos
 
 
 def test_cli_flag_maps_onto_the_options() -> None:
@@ -91,3 +97,12 @@ def test_service_setting_maps_onto_the_options() -> None:
 
     assert ModelSettings().ocr_options().sparse == SparseOptions()
     assert ModelSettings(sparse_words=80).ocr_options().sparse == PHOTOS
+
+
+def test_pages_and_photos_get_their_own_rule() -> None:
+    """The default reads only photos (``PageState.photo``) with the rule; documents keep every reading."""
+    stage = SparseStage(SparseOptions(), photos=PHOTOS)
+    page, photo = _state(), _state()
+    photo.photo = True
+    out = stage([page, photo])
+    assert len(out[0].texts) == 3 and [t for t, _ in out[1].texts] == ["hello", "world"]

@@ -72,8 +72,10 @@ def test_last_stage_of_the_default_recognizer_builds_its_exact_config() -> None:
     assert get_model(cfg.arch, weights=None, **cfg.model).config == get_model(cfg.arch, weights=None).config
 
 
-def test_detection_config_loads_and_names_its_model() -> None:
-    recipe = get_entry("db_mobilenet_v3_large").weights.meta["recipe"]
+@pytest.mark.parametrize("name", ["db_mobilenet_v3_large", "db_mobilenet_v3_large_photo"])
+def test_detection_config_loads_and_names_its_model(name: str) -> None:
+    recipe = get_entry(name).weights.meta["recipe"]
     cfg = load_config(str(ROOT / recipe["config"]))
-    assert cfg.arch == "db_mobilenet_v3_large"
+    assert cfg.arch == "db_mobilenet_v3_large"  # the photo detector is the same network, trained further
+    assert get_model(cfg.arch, weights=None).config == get_model(name, weights=None).config
     assert json.loads((ROOT / recipe["config"]).read_text())["data"]["val_pages"] == cfg.data.val_pages

@@ -89,6 +89,8 @@ class PageState:
         words: finished words (geometry in the output frame) with their ``layout_boxes``.
         layout_boxes: ``[len(words), 4]`` pixel boxes of the words on the upright working page.
         from_text_layer: the words come from a PDF text layer; detection and recognition skip the page.
+        photo: the page is a photo (:mod:`vision.pipelines.ocr.photo`): the photo detector and the sparse rule
+            read it.
         regions: non-text regions found by the layout.
         warnings: notes for the finished page (``Page.warnings``), e.g. a script the recognizer does not read.
         device_image: ``image`` uploaded to a device once for every stage that reads it there, with the
@@ -109,6 +111,7 @@ class PageState:
     words: list[Word] = field(default_factory=list)
     layout_boxes: np.ndarray | None = None
     from_text_layer: bool = False
+    photo: bool = False
     regions: list[Region] = field(default_factory=list)
     device_image: tuple[np.ndarray, Any] | None = None
     warnings: list[str] = field(default_factory=list)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import (
@@ -124,6 +124,12 @@ class ModelSettings(_Group):
         ge=0,
         description="pages with fewer readings drop lone symbols and single characters (OCROptions.sparse; "
         "80 for photos and screens; None or 0: every reading kept)",
+    )
+    photo: Literal["auto", "on", "off"] | None = Field(
+        None,
+        description="the page-versus-photo gate (OCROptions.photo): auto tells photos from documents and "
+        "reads photos with the photo detector and the sparse rule; on: every page is a photo; off: none; "
+        "None: auto",
     )
     sam_checkpoint: Path | None = Field(
         None, description="SAM checkpoint; enables POST /v1/segment and the UI tab"

@@ -13,6 +13,7 @@ import argparse
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from vision.pipelines.ocr.photo import PhotoOptions
 from vision.pipelines.ocr.reading_order import LayoutOptions
 from vision.pipelines.ocr.sparse import SparseOptions
 from vision.pipelines.ocr.structure import StructureOptions
@@ -69,8 +70,11 @@ class OCROptions:
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.
         check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
-        sparse: on pages with few readings (photos, screens), drop lone symbols and single characters
-            (:mod:`vision.pipelines.ocr.sparse`); off by default, ``SparseOptions(max_words=80)`` for photos.
+        sparse: on every page with few readings, drop lone symbols and single characters
+            (:mod:`vision.pipelines.ocr.sparse`); off by default (photos get the rule through ``photo``).
+        photo: the page-versus-photo gate (:mod:`vision.pipelines.ocr.photo`): pages it calls photos are
+            detected with the photo detector and get the sparse rule; ``PhotoOptions(mode="off")`` reads every
+            page as a document.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
@@ -99,6 +103,7 @@ class OCROptions:
     lang: str | None = None
     check_script: bool = True
     sparse: SparseOptions = field(default_factory=SparseOptions)
+    photo: PhotoOptions = field(default_factory=PhotoOptions)
     replicas: int = 1
 
     def __post_init__(self) -> None:
@@ -119,7 +124,8 @@ _FIELDS = frozenset(f.name for f in fields(OCROptions))
 
 def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
     """``base`` (default :class:`OCROptions`) with ``changes``; ``None`` values of ``det_arch``/``reco_arch``
-    keep the base's. ``layout=None`` / ``structure=None`` / ``sparse=None`` mean the defaults.
+    keep the base's. ``layout=None`` / ``structure=None`` / ``sparse=None`` / ``photo=None`` mean the
+    defaults; ``photo`` may also be a mode (``"auto"``, ``"on"``, ``"off"``).
 
     Raises:
         TypeError: for a name that is not a field of :class:`OCROptions`.
@@ -136,6 +142,8 @@ def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
         changes["structure"] = StructureOptions()
     if "sparse" in changes and changes["sparse"] is None:
         changes["sparse"] = SparseOptions()
+    if "photo" in changes and not isinstance(changes["photo"], PhotoOptions):
+        changes["photo"] = PhotoOptions(**({"mode": changes["photo"]} if changes["photo"] else {}))
     return replace(base or OCROptions(), **changes)
 
 
@@ -163,7 +171,7 @@ def parse_weights(text: str | None) -> str | None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device``,
-    ``--precision``, ``--compile``, ``--sparse-words`` and ``-l/--lang``."""
+    ``--precision``, ``--compile``, ``--sparse-words``, ``--photo`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
@@ -175,8 +183,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="torch.compile the models (default: off; a warm-up of about 45 s per process)")
     parser.add_argument(
         "--sparse-words", type=int, default=None, metavar="N",
-        help="pages with fewer than N readings drop lone symbols and single characters: 80 for photos and "
-        "screens (default 0: every reading kept; table crops lose real cells with it)")
+        help="every page with fewer than N readings drops lone symbols and single characters (default 0: "
+        "only on photos, see --photo; table crops lose real cells with it)")
+    parser.add_argument(
+        "--photo", choices=("auto", "on", "off"), default=None,
+        help="read photos (few words on a natural background) with the photo detector and drop lone "
+        "glyphs there: auto (default) tells photos from documents, on treats every page as a photo, off none")
     parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
@@ -196,6 +208,7 @@ def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROpti
         **({"lang": args.lang} if getattr(args, "lang", None) else {}),
         **({"sparse": SparseOptions(max_words=args.sparse_words)}
            if getattr(args, "sparse_words", None) is not None else {}),
+        **({"photo": PhotoOptions(mode=args.photo)} if getattr(args, "photo", None) else {}),
         **_speed(args),
         **changes,
     )

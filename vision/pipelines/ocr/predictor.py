@@ -1,6 +1,6 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
-    read -> (rectify) -> text_layer -> (orientation) -> detect -> (deskew) -> crop -> recognize
+    read -> (rectify) -> text_layer -> (orientation) -> detect -> photo -> (deskew) -> crop -> recognize
     -> sparse -> script -> layout -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
@@ -23,8 +23,10 @@ from vision.pipelines._prefetch import prefetch
 from vision.pipelines.base import Pipeline, as_pages, chunked
 from vision.pipelines.ocr.options import OCROptions, options_with
 from vision.pipelines.ocr.orientation import DeskewStage, OrientationStage
+from vision.pipelines.ocr.photo import PhotoStage
 from vision.pipelines.ocr.polarity import PolarityStage
 from vision.pipelines.ocr.rectify import RectifyStage
+from vision.pipelines.ocr.sparse import SparseOptions, SparseStage
 from vision.pipelines.ocr.stages import (
     CropStage,
     DetectStage,
@@ -148,13 +150,17 @@ class OCRPredictor:
         if options == self.options:
             return self
         options = replace(options, replicas=1)  # the copy reads in this process
-        detector = self.pipeline["detect"].predictor
+        detectors = [self.pipeline["detect"].predictor, self.pipeline["detect"].photo_predictor]
         if options.assume_straight_pages != self.options.assume_straight_pages:
-            if not hasattr(detector, "straight"):
-                raise ValueError("this predictor's detector cannot switch between straight and rotated boxes")
-            detector = copy.copy(detector)  # shares the model; only the box decoding differs
-            detector.straight = options.assume_straight_pages
-        return OCRPredictor(build_pipeline(options, detector, self.pipeline["recognize"].predictor), options)
+            for i, detector in enumerate(detectors):
+                if detector is None:
+                    continue
+                if not hasattr(detector, "straight"):
+                    raise ValueError("this predictor's detector cannot switch between straight and rotated boxes")
+                detectors[i] = copy.copy(detector)  # shares the model; only the box decoding differs
+                detectors[i].straight = options.assume_straight_pages
+        pipeline = build_pipeline(options, detectors[0], self.pipeline["recognize"].predictor, detectors[1])
+        return OCRPredictor(pipeline, options)
 
 
 def _on_device(options: OCROptions, reco_predictor: Callable) -> bool:
@@ -182,15 +188,19 @@ def _shared_upload(det_predictor: Callable, reco_predictor: Callable) -> torch.d
     return None
 
 
-def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable) -> Pipeline:
-    """The standard stages for ``options`` around a detection and a recognition predictor.
+def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable,
+                   photo_predictor: Callable | None = None) -> Pipeline:
+    """The standard stages for ``options`` around a detection and a recognition predictor, and the detector
+    of pages the ``photo`` gate marks (``None``: ``det_predictor`` reads them too).
 
     With crops on the device, one ``recognize`` stage cuts and reads (:mod:`vision.pipelines.ocr.device`).
     """
     straight = options.assume_straight_pages
     on_device = _on_device(options, reco_predictor)
     shared = _shared_upload(det_predictor, reco_predictor) if on_device else None
-    detect = DetectStage(det_predictor, device=shared)
+    if photo_predictor is not None and shared is not None and _shared_upload(photo_predictor, reco_predictor) != shared:
+        shared = None
+    detect = DetectStage(det_predictor, device=shared, photo_predictor=photo_predictor)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
         *([("rectify", RectifyStage())] if options.rectify else []),
@@ -200,6 +210,8 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     if options.detect_orientation:
         stages.append(("orientation", OrientationStage(detect, reco_predictor)))
     stages.append(("detect", detect))
+    if options.photo.mode != "off":
+        stages.append(("photo", PhotoStage(options.photo, detect)))
     if not straight:
         stages.append(("deskew", DeskewStage(detect)))
     if on_device:
@@ -208,10 +220,9 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
-    if options.sparse.max_words > 0:
-        from vision.pipelines.ocr.sparse import SparseStage
-
-        stages.append(("sparse", SparseStage(options.sparse)))
+    photo_sparse = SparseOptions(max_words=options.photo.sparse_words) if options.photo.mode != "off" else None
+    if options.sparse.max_words > 0 or (photo_sparse is not None and photo_sparse.max_words > 0):
+        stages.append(("sparse", SparseStage(options.sparse, photos=photo_sparse)))
     if options.check_script:
         from vision.pipelines.ocr.script import ScriptStage
 
@@ -289,6 +300,7 @@ def ocr_predictor(
     options = gpu_sizes(options)
     o = options
     dtype, compile = gpu_defaults(o)
+    own_detector = det_predictor is None
     if det_predictor is None:
         from vision.predictors.detection.predictor import detection_predictor
 
@@ -302,9 +314,30 @@ def ocr_predictor(
         reco_predictor = recognition_predictor(
             o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
             onnx=o.onnx, lang=o.lang, compile=compile)
+    photo_predictor = None
+    if own_detector and _photo_detector(o):  # built on the first photo: documents never load it
+        from functools import partial
+
+        from vision.pipelines.ocr.photo import LazyDetector
+        from vision.predictors.detection.predictor import detection_predictor
+
+        photo_predictor = LazyDetector(partial(
+            detection_predictor, o.photo.det_arch, weights="default", device=o.device, dtype=dtype,
+            batch_size=o.det_batch_size, onnx=o.onnx, shapes=o.det_input_shapes, compile=compile),
+            straight=o.assume_straight_pages)
     pool = None
     if options.replicas > 1:
         from vision.pipelines.ocr.replicas import ReplicaPool
 
         pool = ReplicaPool(options, options.replicas)
-    return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor), options, pool)
+    return OCRPredictor(build_pipeline(options, det_predictor, reco_predictor, photo_predictor), options, pool)
+
+
+def _photo_detector(options: OCROptions) -> bool:
+    """Whether pages the gate calls photos get their own detector: the gate is on, a photo detector is named,
+    and the pages' detector is the default one with its shipped weights (a chosen detector is never swapped)."""
+    from vision.models._registry import default_model
+
+    o = options
+    return (o.photo.mode != "off" and o.photo.det_arch is not None and o.det_weights == "default"
+            and (o.det_arch or default_model("detection")) == default_model("detection"))

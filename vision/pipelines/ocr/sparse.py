@@ -6,10 +6,11 @@ a single character is far more often noise than text. Documents are dense, and t
 real (check boxes, field values, table cells), so the rule applies only to pages with fewer than
 :attr:`SparseOptions.max_words` readings. On those pages it drops lone glyphs: readings with no letter or
 digit (check boxes excepted) or of one character that have no other reading beside them on their line (as
-"a" has in "a cat"); and readings under :attr:`SparseOptions.min_confidence` (0 by default: no floor). The
-stage is opt-in (``max_words`` 0 by default): it helps photos, but table crops are sparse pages whose lone
-cells are real, and there it costs (``docs/pipeline.md``). ``SparseOptions(max_words=80)`` is the setting
-chosen on synthetic scene and document pages, never on the evaluation sets.
+"a" has in "a cat"); and readings under :attr:`SparseOptions.min_confidence` (0 by default: no floor). By
+default the rule reads only pages the ``photo`` gate marks as photos (:mod:`vision.pipelines.ocr.photo`):
+table crops are sparse pages whose lone cells are real, and there it costs (``docs/pipeline.md``);
+``OCROptions.sparse`` turns it on for every page. ``SparseOptions(max_words=80)`` is the setting chosen on
+synthetic scene and document pages, never on the evaluation sets.
 
 Runs after ``recognize`` and before ``script`` and ``layout``; words from a PDF text layer are never touched.
 """
@@ -81,10 +82,16 @@ def sparse_keep(
 
 
 class SparseStage:
-    """Pipeline stage applying :func:`sparse_keep` to each OCR'd page's readings and their geometry."""
+    """Pipeline stage applying :func:`sparse_keep` to each OCR'd page's readings and their geometry.
 
-    def __init__(self, options: SparseOptions = PHOTOS) -> None:
-        self.options = options
+    Args:
+        options: the rule on every page.
+        photos: the rule on pages marked as photos (``PageState.photo``, :mod:`vision.pipelines.ocr.photo`);
+            ``None``: ``options``.
+    """
+
+    def __init__(self, options: SparseOptions = PHOTOS, photos: SparseOptions | None = None) -> None:
+        self.options, self.photos = options, photos or options
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
         for s in states:
@@ -92,8 +99,11 @@ class SparseStage:
                 continue
             if s.boxes is None or len(s.boxes) != len(s.texts):
                 continue
+            options = self.photos if s.photo else self.options
+            if options.max_words == 0:
+                continue
             h, w = s.image.shape[:2]
-            keep = sparse_keep(list(s.texts), np.asarray(s.boxes, np.float64) * [w, h, w, h], self.options)
+            keep = sparse_keep(list(s.texts), np.asarray(s.boxes, np.float64) * [w, h, w, h], options)
             if keep.all():
                 continue
             s.texts = [t for t, k in zip(s.texts, keep) if k]

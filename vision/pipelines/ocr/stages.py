@@ -39,23 +39,33 @@ class DetectStage:
         device: hand the predictor each page uploaded to this device
             (:func:`~vision.pipelines.ocr.device.device_page`, kept for the crop cutter) instead of the host
             array; for a predictor that fits pages there.
+        photo_predictor: the detector of pages marked as photos (``PageState.photo``, set by
+            :class:`~vision.pipelines.ocr.photo.PhotoStage`); ``None``: ``predictor`` reads every page.
     """
 
-    def __init__(self, predictor: Callable[[list[Any]], Sequence[Any]], *, device: Any = None) -> None:
-        self.predictor, self.device = predictor, device
+    def __init__(self, predictor: Callable[[list[Any]], Sequence[Any]], *, device: Any = None,
+                 photo_predictor: Callable[[list[Any]], Sequence[Any]] | None = None) -> None:
+        self.predictor, self.device, self.photo_predictor = predictor, device, photo_predictor
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
         todo = [s for s in states if s.needs_ocr and s.boxes is None]
-        if todo:
-            if self.device is None:
-                pages: list[Any] = [s.image for s in todo]
-            else:
-                pages = [device_page(s, self.device) for s in todo]
-            for state, res in zip(todo, self.predictor(pages)):
-                state.boxes = np.asarray(res.boxes, dtype=np.float32).reshape(-1, 4)
-                state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
-                state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)
+        routed = self.photo_predictor is not None
+        photos = [s for s in todo if routed and s.photo]
+        pages = [s for s in todo if not (routed and s.photo)]
+        for group, predictor in ((photos, self.photo_predictor), (pages, self.predictor)):
+            if group:
+                self._detect(group, predictor)
         return states
+
+    def _detect(self, todo: list[PageState], predictor: Callable[[list[Any]], Sequence[Any]]) -> None:
+        if self.device is None:
+            pages: list[Any] = [s.image for s in todo]
+        else:
+            pages = [device_page(s, self.device) for s in todo]
+        for state, res in zip(todo, predictor(pages)):
+            state.boxes = np.asarray(res.boxes, dtype=np.float32).reshape(-1, 4)
+            state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
+            state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)
 
 
 class CropStage:

@@ -1,0 +1,128 @@
+"""The page-versus-photo gate: its statistics, its decision, the detector it routes photos to, and the options
+every interface maps onto it."""
+
+from __future__ import annotations
+
+import argparse
+
+import cv2
+import numpy as np
+import pytest
+from _ocr_stages import InkDetector, TemplateReader, render_page
+
+from vision.io.page import PageImage
+from vision.pipelines.base import PageState
+from vision.pipelines.ocr.options import add_model_arguments, options_from_args, options_with
+from vision.pipelines.ocr.photo import PHOTO_DETECTOR, PhotoOptions, PhotoStage, is_photo, page_stats
+from vision.pipelines.ocr.predictor import build_pipeline
+from vision.pipelines.ocr.stages import DetectStage
+
+
+def _photo(seed: int = 0, size: tuple[int, int] = (480, 640)) -> np.ndarray:
+    """A smooth, colourful picture: low-frequency colour noise blown up, with fine grain (no paper)."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 256, (6, 8, 3)).astype(np.uint8)
+    img = cv2.resize(small, size[::-1], interpolation=cv2.INTER_CUBIC).astype(np.float32)
+    return np.clip(img + rng.normal(0, 6, img.shape), 0, 255).astype(np.uint8)
+
+
+def _state(image: np.ndarray, n_boxes: int = 3) -> PageState:
+    s = PageState(PageImage(image, "p", 0, image.shape[:2]), image)
+    s.boxes = np.tile(np.array([[0.1, 0.1, 0.2, 0.15]], np.float32), (n_boxes, 1))
+    return s
+
+
+def test_page_statistics_tell_paper_from_pictures() -> None:
+    document, _ = render_page()
+    paper, colour = page_stats(document)
+    assert paper > 0.8 and colour == 0.0
+    tinted = (document * np.array([1.0, 0.95, 0.8])).astype(np.uint8)  # yellowed paper is still paper
+    assert page_stats(tinted)[1] < 0.05
+    paper, colour = page_stats(_photo())
+    assert paper < 0.4 and colour > 0.2
+    assert page_stats(np.zeros((0, 10, 3), np.uint8)) == (1.0, 0.0)
+    assert page_stats(cv2.cvtColor(document, cv2.COLOR_RGB2GRAY))[0] == pytest.approx(page_stats(document)[0])
+
+
+def test_gate_needs_few_words_and_no_paper() -> None:
+    options = PhotoOptions()
+    assert is_photo(_state(_photo()), options)
+    assert not is_photo(_state(_photo(), n_boxes=options.max_words), options)  # dense: a document
+    assert not is_photo(_state(render_page()[0]), options)
+    assert is_photo(_state(render_page()[0]), PhotoOptions(mode="on"))
+    assert not is_photo(_state(_photo()), PhotoOptions(mode="off"))
+    for bad in ({"mode": "maybe"}, {"max_paper": 1.5}, {"min_colour": -0.1}, {"max_words": -1}):
+        with pytest.raises(ValueError):
+            PhotoOptions(**bad)
+
+
+def test_photos_are_detected_again_by_the_photo_detector() -> None:
+    pages, photos = InkDetector(), InkDetector()
+    detect = DetectStage(pages, photo_predictor=photos)
+    gate = PhotoStage(PhotoOptions(), detect)
+    document, picture = _state(render_page()[0]), _state(_photo())
+    document.boxes = picture.boxes = None
+    states = gate(detect([document, picture]))
+    assert [s.photo for s in states] == [False, True]
+    assert pages.calls == 1 and photos.calls == 1  # the document once, the photo once more
+    assert all(s.boxes is not None for s in states)
+    detect([picture])  # detected pages are not detected again
+    assert photos.calls == 1
+
+
+def test_without_a_photo_detector_the_gate_only_marks() -> None:
+    detector = InkDetector()
+    detect = DetectStage(detector)
+    picture = _state(_photo())
+    picture.boxes = None
+    (out,) = PhotoStage(PhotoOptions(), detect)(detect([picture]))
+    assert out.photo and detector.calls == 1 and out.boxes is not None
+
+
+def test_documents_read_the_same_with_the_gate_on_and_off() -> None:
+    image, _ = render_page()
+    on = build_pipeline(options_with(device="cpu"), InkDetector(), TemplateReader(), InkDetector())
+    off = build_pipeline(options_with(device="cpu", photo="off"), InkDetector(), TemplateReader())
+    assert "photo" in on.names and "photo" not in off.names
+    from vision.pipelines.ocr.predictor import OCRPredictor
+
+    a = OCRPredictor(on, options_with(device="cpu"))([image]).pages[0]
+    b = OCRPredictor(off, options_with(device="cpu", photo="off"))([image]).pages[0]
+    assert a.render() == b.render() and a.render().strip()
+
+
+def test_options_and_interfaces_map_onto_the_gate() -> None:
+    assert options_with().photo == PhotoOptions()
+    assert options_with(photo="on").photo.mode == "on"
+    assert options_with(photo=None).photo == PhotoOptions()
+    parser = argparse.ArgumentParser()
+    add_model_arguments(parser)
+    assert options_from_args(parser.parse_args([])).photo == PhotoOptions()
+    assert options_from_args(parser.parse_args(["--photo", "off"])).photo.mode == "off"
+    from vision.app.api.settings import ModelSettings
+
+    assert ModelSettings().ocr_options().photo == PhotoOptions()
+    assert ModelSettings(photo="on").ocr_options().photo.mode == "on"
+
+
+def test_the_predictor_builds_the_photo_detector_only_for_the_default_detector() -> None:
+    import vision
+
+    default = vision.ocr_predictor(device="cpu", reco_weights=None)
+    photo = default.pipeline["detect"].photo_predictor
+    assert photo is not None and photo is not default.pipeline["detect"].predictor
+    assert vision.ocr_predictor(device="cpu", det_weights=None, reco_weights=None).pipeline[
+        "detect"].photo_predictor is None  # a chosen detector is never swapped out
+    assert vision.ocr_predictor(device="cpu", reco_weights=None, photo="off").pipeline[
+        "detect"].photo_predictor is None
+    assert not photo.built  # documents never load it
+    rotated = default.with_options(assume_straight_pages=False).pipeline["detect"].photo_predictor
+    assert rotated is not None and rotated.straight is False and photo.straight is True
+    picture = _photo()
+    default([picture]), default.with_options(assume_straight_pages=False)([picture])
+    assert photo.built and rotated.built  # one model, built on the first photo, shared by the copy
+    assert vision.ocr_predictor(det_predictor=InkDetector(), reco_weights=None).pipeline[
+        "detect"].photo_predictor is None  # nor a detector given ready-made
+    from vision.models import get_entry
+
+    assert get_entry(PHOTO_DETECTOR).task == "detection" and get_entry(PHOTO_DETECTOR).weights is not None
