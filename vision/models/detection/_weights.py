@@ -68,6 +68,12 @@ _PHOTO_DATA = (
     "No evaluation-set data."
 )
 
+_INPUT_SHAPES = [[1024, 1024], [1024, 768], [768, 1024], [1024, 512], [512, 1024]]
+# Calibrated for the stage-1 weights (kept for stage 2 and the photo fine-tune) on the 40 held-out PDF pages with
+# labels padded by 2 px (the evaluation README's "padded a few pixels around ink" convention), by
+# vision.training.detection_eval.calibrate.
+_POSTPROCESS = {"bin_thresh": 0.3, "box_thresh": 0.5, "unclip_ratio": 0.4, "pad": 2.0}
+
 DEFAULT_WEIGHTS: dict[str, Weights] = {
     "db_mobilenet_v3_large": Weights(
         file="det_db_mobilenet_v3_large.safetensors",
@@ -77,11 +83,8 @@ DEFAULT_WEIGHTS: dict[str, Weights] = {
             "file_bytes": 12_038_840,
             "recipe": _RECIPE,
             "data": _DATA,
-            "input_shapes": [[1024, 1024], [1024, 768], [768, 1024], [1024, 512], [512, 1024]],
-            # Calibrated for the stage-1 weights (kept for stage 2) on the 40 held-out PDF pages with labels padded
-            # by 2 px (the evaluation README's "padded a few pixels around ink" convention), by
-            # vision.training.detection_eval.calibrate.
-            "postprocess": {"bin_thresh": 0.3, "box_thresh": 0.5, "unclip_ratio": 0.4, "pad": 2.0},
+            "input_shapes": _INPUT_SHAPES,
+            "postprocess": _POSTPROCESS,
             "metrics": {
                 # 2-core dev CPU, shipped post-processing: vision eval detection (funsd/sroie/ic15, IoU 0.5) and
                 # vision eval ocr --photo off (ocr_*: every page read by this detector, the default recognizer; page CERs above 1 would be capped at 1
@@ -106,8 +109,8 @@ DEFAULT_WEIGHTS: dict[str, Weights] = {
             "file_bytes": 6_036_388,  # float16
             "recipe": _PHOTO_RECIPE,
             "data": _PHOTO_DATA,
-            "input_shapes": [[1024, 1024], [1024, 768], [768, 1024], [1024, 512], [512, 1024]],
-            "postprocess": {"bin_thresh": 0.3, "box_thresh": 0.5, "unclip_ratio": 0.4, "pad": 2.0},
+            "input_shapes": _INPUT_SHAPES,
+            "postprocess": _POSTPROCESS,
             "metrics": {
                 # 2-core dev CPU: vision eval detection --arch db_mobilenet_v3_large_photo (every page of the set,
                 # IoU 0.5) and vision eval ocr with the defaults (ocr_*: the photo gate routes photos here);

@@ -3,7 +3,7 @@
 Photos (street and shop scenes, screens, video frames, text-free pictures) hold little text on a natural
 background; documents (scans, rendered pages, table crops, receipts) hold text on paper. The default detector
 serves documents; a second one fine-tuned on synthetic scene pages (``db_mobilenet_v3_large_photo``,
-``docs/models/detection.md``) reads photos better, and on photos the ``sparse`` rule
+``docs/models/detection_photo.md``) reads photos better, and on photos the ``sparse`` rule
 (:mod:`vision.pipelines.ocr.sparse`) drops invented lone glyphs. The gate costs dense documents nothing: a
 page is a photo only when the default detector found fewer than :attr:`PhotoOptions.max_words` boxes, and
 either less than :attr:`PhotoOptions.max_paper` of its thumbnail lies at its dominant grey level (paper, a

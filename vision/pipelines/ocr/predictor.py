@@ -336,8 +336,8 @@ def ocr_predictor(
 def _photo_detector(options: OCROptions) -> bool:
     """Whether pages the gate calls photos get their own detector: the gate is on, a photo detector is named,
     and the pages' detector is the default one with its shipped weights (a chosen detector is never swapped)."""
-    from vision.models._registry import default_model
+    from vision.predictors.detection.predictor import default_detector
 
     o = options
     return (o.photo.mode != "off" and o.photo.det_arch is not None and o.det_weights == "default"
-            and (o.det_arch or default_model("detection")) == default_model("detection"))
+            and o.det_arch in (None, default_detector()))

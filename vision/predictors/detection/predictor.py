@@ -36,6 +36,7 @@ from vision.ops.transfer import to_device, to_host
 __all__ = [
     "DetectionResult",
     "DetectionPredictor",
+    "default_detector",
     "detection_predictor",
     "INPUT_SHAPES",
     "pick_shape",
@@ -253,6 +254,11 @@ def padded_rows(n: int, batch_size: int) -> int:
 
 ONNX_AXES = {"images": {0: "batch", 2: "height", 3: "width"}, "prob": {0: "batch", 2: "height", 3: "width"}}
 """Dynamic axes of the detector's ONNX export: any batch and any page size (multiples of 32)."""
+
+
+def default_detector() -> str:
+    """The registered architecture :func:`detection_predictor` builds when none is named."""
+    return default_model("detection")
 
 
 def detection_predictor(
