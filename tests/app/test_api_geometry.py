@@ -200,3 +200,24 @@ def test_service_replicas_map_onto_ocr_options_and_stop_with_the_service() -> No
     predictor = Pooled()
     OcrService(predictor).close()
     assert predictor.closed
+
+
+def test_photo_mode_per_request(client: TestClient, predictor: Any) -> None:
+    """``photo`` (the CLI's ``--photo``) picks the gate's mode per request; the server's own mode is no
+    variant, and an unknown mode is a 422."""
+    data = _media.png(["Total 42.00", "Invoice 2024"])
+    runtime = client.app.state.runtime.ocr
+    same = client.post("/v1/ocr", files={"file": ("page.png", data)}, params={"photo": "auto"})
+    assert same.status_code == 200 and not runtime._langs  # the server's mode: its own predictor
+    expected = _expected(predictor, data, photo="off")
+    for kwargs in ({"data": {"photo": "off"}}, {"params": {"photo": "off"}}):
+        response = client.post("/v1/ocr", files={"file": ("page.png", data)}, **kwargs)
+        assert response.status_code == 200, response.text
+        assert response.json() == expected
+    (variant,) = runtime._langs.values()
+    assert variant.predictor.options.photo.mode == "off" and "photo" not in variant.predictor.pipeline.names
+    bad = client.post("/v1/ocr", files={"file": ("page.png", data)}, params={"photo": "maybe"})
+    assert bad.status_code == 422
+    schema = client.get("/openapi.json").json()["paths"]["/v1/ocr"]["post"]
+    (param,) = [p for p in schema["parameters"] if p["name"] == "photo"]
+    assert "--photo" in param["description"]

@@ -8,7 +8,7 @@ worker thread (and a thread-pool slot, which long OCR requests may all hold) for
 from __future__ import annotations
 
 import hmac
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Depends, Form, Query, Request, Security
 from fastapi.security import APIKeyHeader
@@ -124,20 +124,34 @@ _ROTATED_DOC = (
 )
 
 
+_PHOTO_DOC = (
+    "the page-versus-photo gate (the CLI's --photo): auto reads photos with the photo detector and drops "
+    "lone glyphs there, on treats every page as a photo, off none (default: the server's setting, auto)"
+)
+PhotoField = Literal["auto", "on", "off"]
+
+
 async def ocr_geometry(
     orientation_query: Annotated[bool | None, Query(alias="orientation", description=_ORIENTATION_DOC)] = None,
     orientation_form: Annotated[bool | None, Form(alias="orientation", description=_ORIENTATION_DOC)] = None,
     rotated_query: Annotated[bool | None, Query(alias="rotated", description=_ROTATED_DOC)] = None,
     rotated_form: Annotated[bool | None, Form(alias="rotated", description=_ROTATED_DOC)] = None,
-) -> dict[str, bool]:
-    """``orientation`` and ``rotated`` (query or form, the query wins) as the :class:`OCROptions` fields they
-    set (:func:`~vision.pipelines.ocr.options.orientation_changes`); options not given are left out."""
+    photo_query: Annotated[PhotoField | None, Query(alias="photo", description=_PHOTO_DOC)] = None,
+    photo_form: Annotated[PhotoField | None, Form(alias="photo", description=_PHOTO_DOC)] = None,
+) -> dict[str, bool | str]:
+    """``orientation``, ``rotated`` and ``photo`` (query or form, the query wins) as the :class:`OCROptions`
+    fields they set (:func:`~vision.pipelines.ocr.options.orientation_changes`; ``photo`` as its mode);
+    options not given are left out."""
     from vision.pipelines.ocr.options import orientation_changes
 
-    return orientation_changes(
+    changes: dict[str, bool | str] = dict(orientation_changes(
         detect_orientation=orientation_query if orientation_query is not None else orientation_form,
         rotated=rotated_query if rotated_query is not None else rotated_form,
-    )
+    ))
+    photo = photo_query if photo_query is not None else photo_form
+    if photo is not None:
+        changes["photo"] = photo
+    return changes
 
 
 _PAGES_DOC = "PDF pages to read, 1-based: '1-3,7' (default: all)"

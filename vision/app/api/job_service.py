@@ -61,7 +61,7 @@ class JobService:
         *,
         size: int = 0,
         lang: str | None = None,
-        geometry: dict[str, bool] | None = None,
+        geometry: dict[str, bool | str] | None = None,
     ) -> JobRecord:
         """Check that the upload opens within the job limits, store it and queue the job; ``lang`` and
         ``geometry`` (:class:`OCROptions` fields, :func:`~vision.pipelines.ocr.options.orientation_changes`)

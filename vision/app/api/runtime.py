@@ -99,10 +99,11 @@ class OcrService:
         """The service reading documents in ``lang`` (``"de"``, ``"de+fr"``); see :meth:`variant`."""
         return self.variant(lang=lang)
 
-    def variant(self, *, lang: str | None = None, **changes: bool) -> OcrService:
+    def variant(self, *, lang: str | None = None, **changes: bool | str) -> OcrService:
         """The service for one request's options: ``lang`` (``"de"``, ``"de+fr"``: that language's lexicons)
         and :data:`~vision.pipelines.ocr.predictor.PER_CALL_OPTIONS` fields of
-        :class:`~vision.pipelines.ocr.options.OCROptions` (``detect_orientation``, ``assume_straight_pages``).
+        :class:`~vision.pipelines.ocr.options.OCROptions` (``detect_orientation``, ``assume_straight_pages``,
+        ``photo`` as its mode).
 
         The same models behind its own batcher, built on first use and kept: at most
         :attr:`MAX_VARIANTS` option sets (past that, the least recently used one is retired: its batcher
@@ -114,9 +115,12 @@ class OcrService:
         """
         from vision.predictors.recognition.languages import parse_lang
 
+        from vision.pipelines.ocr.options import OCROptions, options_with
+
         codes = parse_lang(lang)
         base = getattr(self.predictor, "options", None)
-        changes = {k: v for k, v in changes.items() if base is None or getattr(base, k, None) != v}
+        if isinstance(base, OCROptions):  # only what differs from the server's options (photo: its mode)
+            changes = {k: v for k, v in changes.items() if options_with(base, **{k: v}) != base}
         if not codes and not changes:
             return self
         key = (codes, tuple(sorted(changes.items())))

@@ -41,7 +41,7 @@ from vision.structures import Document, Page
 if TYPE_CHECKING:
     from vision.pipelines.ocr.replicas import ReplicaPool
 
-PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages"})
+PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages", "photo"})
 """The :class:`OCROptions` fields :meth:`OCRPredictor.with_options` changes on a built predictor."""
 
 __all__ = [
@@ -132,8 +132,9 @@ class OCRPredictor:
 
     def with_options(self, **changes: Any) -> OCRPredictor:
         """A predictor sharing this one's models (and its language) with other :data:`PER_CALL_OPTIONS`
-        (``detect_orientation``, ``assume_straight_pages``): the REST API's per-request ``orientation`` and
-        ``rotated``. Its stages are built anew by :func:`build_pipeline` (stages replaced by hand are not
+        (``detect_orientation``, ``assume_straight_pages``, ``photo``): the REST API's per-request
+        ``orientation``, ``rotated`` and ``photo`` (a predictor built without the photo detector, with
+        ``photo="off"`` or a detector of the caller's, gets only the gate's ``sparse`` rule). Its stages are built anew by :func:`build_pipeline` (stages replaced by hand are not
         carried over); unchanged options return this predictor.
 
         Raises:

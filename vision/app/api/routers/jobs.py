@@ -55,7 +55,7 @@ def submit_job(
     read: Annotated[ReadOptions, Depends(read_options)],
     limits: Annotated[LimitSettings, Depends(get_limits)],
     jobs: Annotated[JobService, Depends(get_jobs)],
-    geometry: Annotated[dict[str, bool], Depends(ocr_geometry)],
+    geometry: Annotated[dict[str, bool | str], Depends(ocr_geometry)],
     lang: Annotated[str | None, Depends(ocr_lang)] = None,
     fps_query: Annotated[float | None, Query(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,
     fps_form: Annotated[float | None, Form(alias="fps", gt=0, le=60, description=_FPS_DOC)] = None,

@@ -118,13 +118,13 @@ def ocr(
     limits: Annotated[LimitSettings, Depends(get_limits)],
     service: Annotated[OcrService, Depends(get_ocr)],
     budget: Annotated[PixelBudget, Depends(get_budget)],
-    geometry: Annotated[dict[str, bool], Depends(ocr_geometry)],
+    geometry: Annotated[dict[str, bool | str], Depends(ocr_geometry)],
     pdf_text: Annotated[str, Depends(pdf_text_option)] = "auto",
     lang: Annotated[str | None, Depends(ocr_lang)] = None,
 ) -> Response:
     """Read every page (or the selected PDF pages), OCR them and return the document.
 
-    ``lang``, ``orientation`` and ``rotated`` pick the predictor (the same models, one batcher per option
+    ``lang``, ``orientation``, ``rotated`` and ``photo`` pick the predictor (the same models, one batcher per option
     set). Pages of concurrent requests are merged into model batches. Videos and documents over the
     synchronous page limit go to ``POST /v1/jobs``.
     """
