@@ -126,3 +126,26 @@ def test_the_predictor_builds_the_photo_detector_only_for_the_default_detector()
     from vision.models import get_entry
 
     assert get_entry(PHOTO_DETECTOR).task == "detection" and get_entry(PHOTO_DETECTOR).weights is not None
+
+
+def test_photos_read_the_shared_page_upload() -> None:
+    """The GPU layout on the CPU: both detectors fit pages on the recognizer's device, so the photo detector
+    reads the same uploaded page as the default one and the crop cutter (random weights)."""
+    from functools import partial
+
+    import torch
+
+    from vision.pipelines.ocr.photo import LazyDetector
+    from vision.pipelines.ocr.predictor import OCRPredictor
+    from vision.predictors.detection.predictor import detection_predictor
+    from vision.predictors.recognition.predictor import recognition_predictor
+
+    torch.manual_seed(0)
+    build = partial(detection_predictor, weights=None, device="cpu", resize="device", onnx=False)
+    photo = LazyDetector(build)
+    reco = recognition_predictor(weights=None, device="cpu", onnx=False)
+    options = options_with(device="cpu", crops_on_device=True, photo="on")
+    pipeline = build_pipeline(options, build(), reco, photo)
+    assert pipeline["detect"].device is not None  # pages are uploaded once and shared
+    doc = OCRPredictor(pipeline, options)([_photo(), render_page()[0]])
+    assert photo.built and len(doc.pages) == 2

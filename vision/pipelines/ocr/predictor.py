@@ -192,15 +192,14 @@ def _shared_upload(det_predictor: Callable, reco_predictor: Callable) -> torch.d
 def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor: Callable,
                    photo_predictor: Callable | None = None) -> Pipeline:
     """The standard stages for ``options`` around a detection and a recognition predictor, and the detector
-    of pages the ``photo`` gate marks (``None``: ``det_predictor`` reads them too).
+    of pages the ``photo`` gate marks (``None``: ``det_predictor`` reads them too; else one built like
+    ``det_predictor``, since it reads the same page uploads).
 
     With crops on the device, one ``recognize`` stage cuts and reads (:mod:`vision.pipelines.ocr.device`).
     """
     straight = options.assume_straight_pages
     on_device = _on_device(options, reco_predictor)
     shared = _shared_upload(det_predictor, reco_predictor) if on_device else None
-    if photo_predictor is not None and shared is not None and _shared_upload(photo_predictor, reco_predictor) != shared:
-        shared = None
     detect = DetectStage(det_predictor, device=shared, photo_predictor=photo_predictor)
     stages: list[tuple[str, Callable]] = [
         ("read", read_stage),
