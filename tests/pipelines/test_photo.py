@@ -149,3 +149,14 @@ def test_photos_read_the_shared_page_upload() -> None:
     assert pipeline["detect"].device is not None  # pages are uploaded once and shared
     doc = OCRPredictor(pipeline, options)([_photo(), render_page()[0]])
     assert photo.built and len(doc.pages) == 2
+
+
+def test_mode_on_detects_each_page_once_with_the_photo_detector() -> None:
+    pages, photos = InkDetector(), InkDetector()
+    options = options_with(device="cpu", photo="on")
+    pipeline = build_pipeline(options, pages, TemplateReader(), photos)
+    assert pipeline.names.index("photo") < pipeline.names.index("detect")
+    from vision.pipelines.ocr.predictor import OCRPredictor
+
+    OCRPredictor(pipeline, options)([render_page()[0], _photo()])
+    assert pages.calls == 0 and photos.calls == 1  # one batch, every page read by the photo detector

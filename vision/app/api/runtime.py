@@ -113,9 +113,8 @@ class OcrService:
         Raises:
             ValueError: an unknown or unsupported language, or a predictor that cannot change these options.
         """
-        from vision.predictors.recognition.languages import parse_lang
-
         from vision.pipelines.ocr.options import OCROptions, options_with
+        from vision.predictors.recognition.languages import parse_lang
 
         codes = parse_lang(lang)
         base = getattr(self.predictor, "options", None)

@@ -13,7 +13,8 @@ were chosen on 600 synthetic pages of the detector's generators (scans, faxes, r
 crops of them against scenes, screens and text-free photos; ``docs/pipeline.md``), never on the evaluation
 sets: they call 75% of the synthetic photos photos and 2.9% of the synthetic documents.
 
-Runs right after ``detect``; words from a PDF text layer are never touched.
+Runs right after ``detect`` (before it with ``mode="on"``, so that the photo detector alone reads every
+page); words from a PDF text layer are never touched.
 """
 
 from __future__ import annotations

@@ -134,8 +134,9 @@ class OCRPredictor:
         """A predictor sharing this one's models (and its language) with other :data:`PER_CALL_OPTIONS`
         (``detect_orientation``, ``assume_straight_pages``, ``photo``): the REST API's per-request
         ``orientation``, ``rotated`` and ``photo`` (a predictor built without the photo detector, with
-        ``photo="off"`` or a detector of the caller's, gets only the gate's ``sparse`` rule). Its stages are built anew by :func:`build_pipeline` (stages replaced by hand are not
-        carried over); unchanged options return this predictor.
+        ``photo="off"`` or a detector of the caller's, gets only the gate's ``sparse`` rule). Its stages are
+        built anew by :func:`build_pipeline` (stages replaced by hand are not carried over); unchanged
+        options return this predictor.
 
         Raises:
             TypeError: an option that cannot change per call.
@@ -209,8 +210,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     ]
     if options.detect_orientation:
         stages.append(("orientation", OrientationStage(detect, reco_predictor)))
+    if options.photo.mode == "on":  # every page is a photo: the photo detector alone reads it
+        stages.append(("photo", PhotoStage(options.photo, detect)))
     stages.append(("detect", detect))
-    if options.photo.mode != "off":
+    if options.photo.mode == "auto":
         stages.append(("photo", PhotoStage(options.photo, detect)))
     if not straight:
         stages.append(("deskew", DeskewStage(detect)))
