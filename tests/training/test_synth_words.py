@@ -173,6 +173,14 @@ def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
     assert [r["step"] for r in log] == [2, 3]
 
 
+def test_training_with_echo_counts_fresh_samples(tmp_path, words_dir: Path) -> None:
+    """``echo``: 3 steps per generated batch; the log keeps steps x batch and the generated samples apart."""
+    out = _train(tmp_path, words_dir, "--max-steps", "6", echo=3, echo_window=2, epoch_steps=6)
+    log = json.loads((out / "log.json").read_text())[-1]
+    assert log["step"] == 6
+    assert log["samples"] == 6 * 4 and log["fresh_samples"] == 2 * 4
+
+
 def test_frozen_backbone_does_not_move(tmp_path, words_dir: Path) -> None:
     """``freeze``: the named submodules keep their weights and BatchNorm statistics; the rest trains."""
     from safetensors.torch import load_file, save_file

@@ -33,6 +33,8 @@ class RecognitionTrainConfig:
     val_size: int = 2048
     val_crops: str | None = None  # a real crop set (``kind: crop``) read each epoch; logged, never trained on
     workers: int = 15
+    echo: int = 1  # optimizer steps per generated batch (vision.training.echo; >1 when the generator bounds)
+    echo_window: int = 32  # echoes are drawn from this many recent generated batches
     bf16: bool = True
     compile: bool | str = "auto"  # True, False, or "auto": only when the GPU step is slower than the generator
     freeze: tuple[str, ...] = ()  # submodules kept as loaded (e.g. "backbone"): no updates, BatchNorm stats fixed

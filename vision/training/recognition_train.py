@@ -20,6 +20,7 @@ import torch
 
 from vision.training.checkpoint import load_checkpoint, load_matching, save_checkpoint, save_weights
 from vision.training.distributed import Dist, setup
+from vision.training.echo import Echo
 from vision.training.recognition_config import RecognitionTrainConfig
 from vision.training.recognition_steps import (
     bench_data,
@@ -110,6 +111,13 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
         data, batch_size=None, num_workers=cfg.workers, pin_memory=device.type == "cuda",
         prefetch_factor=prefetch(cfg) if cfg.workers else None, persistent_workers=cfg.workers > 0)
     batches = iter(loader)
+
+    def fresh() -> Any:  # the next generated batch, on the device (echoes reuse it there)
+        b = next(batches)
+        return b._replace(images=b.images.to(device, non_blocking=True),
+                          targets=b.targets.to(device, non_blocking=True))
+
+    stream = Echo(fresh, cfg.echo, cfg.echo_window if cfg.echo > 1 else 1, seed=cfg.seed * 1000 + d.rank)
     use_compile = cfg.compile is True
     if bench_seconds or cfg.compile == "auto":
         data_rate = bench_data(batches, bench_seconds or 5.0, cfg.batch_size)
@@ -119,7 +127,8 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
                     f"{d.total(step_rate):.0f} samples/s")
         use_compile = use_compile or (cfg.compile == "auto" and device.type == "cuda" and step_rate < data_rate)
         use_compile = bool(d.agree([float(use_compile)])[0])
-    _say(d, f"torch.compile: {use_compile}; {d.world} process(es), global batch {cfg.batch_size * d.world}")
+    _say(d, f"torch.compile: {use_compile}; {d.world} process(es), global batch {cfg.batch_size * d.world}"
+            + (f"; echo {cfg.echo} (window {cfg.echo_window})" if cfg.echo > 1 else ""))
     net: torch.nn.Module = model
     if d.active:
         net = torch.nn.parallel.DistributedDataParallel(
@@ -132,12 +141,13 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
     t_last, seen, loss_sum, wait, pending = time.perf_counter(), 0, torch.zeros((), device=device), 0.0, 0.0
     t_loop, step0 = time.perf_counter(), step
     base_samples = int(history[-1].get("samples", step0 * cfg.batch_size)) if history else step0 * cfg.batch_size
+    base_fresh = int(history[-1].get("fresh_samples", base_samples)) if history else base_samples
     stop = False
     while True:
         t0 = time.perf_counter()
-        batch = next(batches)
+        batch = next(stream)
         wait += time.perf_counter() - t0
-        images = batch.images.to(device, non_blocking=True).float().div_(255)
+        images = batch.images.float().div_(255)
         try:
             loss = forward_backward(step_fn, images, batch, opt, device, cfg, teacher)
         except Exception as exc:  # a compiler failure (forward or backward) must not cost the GPU window
@@ -165,13 +175,16 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
             el = time.perf_counter() - t_start
             rate = (step - step0) * cfg.batch_size / max(time.perf_counter() - t_loop, 1e-9)
             _say(d, f"step {step} loss {loss_sum.item() / 200:.4f} lr {lr:.2e} {seen / el:.0f} samples/s per GPU "
-                    f"({rate * d.world:.0f} in all since the loop began) data-wait {wait / el:.0%}")
+                    f"({rate * d.world:.0f} in all since the loop began"
+                    + (f", {rate * d.world / cfg.echo:.0f} generated" if cfg.echo > 1 else "")
+                    + f") data-wait {wait / el:.0%}")
             loss_sum.zero_()
         if step % cfg.epoch_steps == 0 or done:
             for b_ema, b in zip(ema.buffers(), model.buffers()):
                 b_ema.copy_(b)  # BatchNorm running statistics follow the live model
             if d.main:
                 log = {"step": step, "samples": base_samples + (step - step0) * cfg.batch_size * d.world,
+                       "fresh_samples": base_fresh + stream.fresh_count * cfg.batch_size * d.world,
                        "train_seconds": sched.seconds,
                        "lr": lr, "world": d.world, **validate(ema, val, device, cfg.width),
                        **(validate_real(ema, real, device, cfg.arch, cfg.width) if real else {})}
