@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+
 import pytest
 
 from vision.training.echo import Echo
