@@ -33,6 +33,18 @@ def test_weights_record_matches_file_and_model(name):
         assert all(0 <= v <= 1 for v in (score.values() if isinstance(score, dict) else [score]))
 
 
+@pytest.mark.parametrize("name", SHIPPED)
+def test_predictor_uses_the_recorded_shapes_and_post_processing(name):
+    """Shipped weights bring their own input shapes and post-processing; arguments and other files do not."""
+    meta = get_entry(name).weights.meta
+    p = detection_predictor(name, device="cpu", onnx=False)
+    assert p.shapes == tuple(tuple(s) for s in meta["input_shapes"])
+    assert p.params == DBOptions(**meta["postprocess"])
+    mine = detection_predictor(name, device="cpu", onnx=False, shapes=[(512, 512)], params=DBOptions())
+    assert mine.shapes == ((512, 512),) and mine.params == DBOptions()
+    assert detection_predictor(name, weights=None, device="cpu", onnx=False).params == DBOptions()
+
+
 def test_shipped_detector_finds_printed_words():
     """Semantic check: a clean rendered line of words comes back as one box per word."""
     font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 28)

@@ -129,3 +129,34 @@ def test_detection_stream_draws_scene_pages(tmp_path: Path) -> None:
     b = [c for _, c in zip(range(4), DetectionStream(dataclasses.replace(cfg), seed=1))]
     assert all(np.array_equal(x["image"], y["image"]) and np.array_equal(x["gt"], y["gt"]) for x, y in zip(a, b))
     assert a[0]["image"].shape == (128, 128, 3) and a[0]["gt"].shape == (128, 128)
+
+
+def test_scene_calibration_scores_held_out_photos(tmp_path: Path) -> None:
+    """calibrate_scenes: held-out synthetic photos, boxes around their quads, the grid swept and the best kept."""
+    import torch
+
+    from vision.models import get_model
+    from vision.training.detection_data import DataConfig, scene_validation_pages
+    from vision.training.detection_eval import calibrate_scenes
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "a.jpg"), np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))
+    words = tmp_path / "words"
+    words.mkdir()
+    (words / "english").write_text("\n".join(WORDS))
+    cfg = DataConfig(fonts_dir=str(DEJAVU), dict_dir=str(words), photos_dir=str(folder), long_side=256)
+    pages = scene_validation_pages(cfg, pages=3, seed=5)
+    again = scene_validation_pages(cfg, pages=3, seed=5)
+    assert len(pages) == 3 and all(np.array_equal(a[0], b[0]) for a, b in zip(pages, again))
+    for image, boxes, ignore in pages:
+        h, w = image.shape[:2]
+        for b in (boxes, ignore):
+            assert b.shape[1:] == (4,) and np.all(b[:, 2:] >= b[:, :2])
+    assert sum(len(b) for _, b, _ in pages) > 0
+    torch.manual_seed(0)
+    model = get_model("db_mobilenet_v3_large", weights=None).eval()
+    report = calibrate_scenes(model, cfg, torch.device("cpu"), pages=2, seed=5, bin_thresh=(0.3,),
+                              box_thresh=(0.5,), unclip=(0.4, 0.6), pad=(0, 2), budget_s=120)
+    assert report["pages"] == 2 and len(report["sweep"]) == 3
+    assert report["best"] == max(report["sweep"], key=lambda r: r["f1"])

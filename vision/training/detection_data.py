@@ -10,9 +10,9 @@ perspective, photo on a desk) -> photometric degradation -> ``crops_per_page`` r
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
 
 import cv2
 import numpy as np
@@ -25,13 +25,13 @@ from vision.training.synth.pdf_pages import WORDS_FILE
 
 __all__ = [
     "DataConfig",
-    "PageWords",
-    "PageSources",
-    "make_page",
-    "random_crops",
     "DetectionStream",
-    "validation_pages",
+    "PageSources",
+    "PageWords",
+    "make_page",
     "prepare_assets",
+    "random_crops",
+    "validation_pages",
 ]
 
 
@@ -265,6 +265,27 @@ def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray
         page, _ = make_page(image, boxes, rng, cfg, profile=profile, scale_jitter=False, geometry=False)
         s = cfg.long_side / max(image.shape[:2])
         out.append((page, np.asarray(boxes, np.float32) * s))
+    return out
+
+
+def scene_validation_pages(
+    cfg: DataConfig, pages: int = 150, seed: int = 4321
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Synthetic photos (:mod:`vision.training.synth.scene_pages`) drawn with seeds no training run uses:
+    ``[(uint8[H, W, 3], word boxes float32[N, 4] px, ignore boxes float32[K, 4] px)]``, boxes axis-aligned
+    around the word quads (as the evaluation scores quads)."""
+    sources = PageSources(replace(cfg, scene_share=1.0))
+    if sources.scene is None:
+        raise ValueError("scene pages need fonts, word lists and photos (fonts_dir, dict_dir, photos_dir)")
+
+    def boxes(quads: np.ndarray) -> np.ndarray:
+        q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        return np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1)
+
+    out = []
+    for i in range(pages):
+        page = sources.scene(np.random.default_rng([seed, i]))
+        out.append((page.image, boxes(page.quads), boxes(page.ignore)))
     return out
 
 

@@ -1,6 +1,7 @@
 """Validation of a detector during training: held-out rendered PDF pages, F1 at IoU 0.5 against our own
-labels, and a sweep of the post-processing thresholds that calibrates ``unclip_ratio`` (the shipped default
-comes from here, never from the evaluation sets)."""
+labels, and sweeps of the post-processing settings that calibrate them (the shipped settings come from here,
+never from the evaluation sets): :func:`calibrate` on PDF pages, :func:`calibrate_scenes` on synthetic
+photos drawn with held-out seeds."""
 
 from __future__ import annotations
 
@@ -15,23 +16,23 @@ import torch
 
 from vision.evaluation.metrics import Counts, detection_counts
 from vision.models.detection.dbnet import DBNet, DBProbability
-from vision.predictors.detection.predictor import DetectionPredictor, fit_page, pick_shape
 from vision.ops.db_postprocess import DBOptions, db_postprocess
-from vision.training.detection_data import DataConfig, validation_pages
+from vision.predictors.detection.predictor import DetectionPredictor, fit_page, pick_shape
+from vision.training.detection_data import DataConfig, scene_validation_pages, validation_pages
 
-__all__ = ["validate", "calibrate", "UNCLIP_SWEEP", "BIN_SWEEP"]
+__all__ = ["BIN_SWEEP", "UNCLIP_SWEEP", "calibrate", "calibrate_scenes", "validate"]
 
 UNCLIP_SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BIN_SWEEP = (0.2, 0.3, 0.4)
-_PAGES: list[tuple[np.ndarray, np.ndarray]] = []  # (prob map, truth boxes) shared with forked workers
+_PAGES: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []  # (prob map, truth, ignore), for workers
 
 
 def _score(params: DBOptions) -> Counts:
     total = Counts()
-    for prob, boxes in _PAGES:
+    for prob, boxes, ignore in _PAGES:
         h, w = prob.shape
         pred = db_postprocess(prob, params).boxes.astype(np.float64) * np.array([w, h, w, h])
-        total = total + detection_counts(boxes, pred, 0.5)
+        total = total + detection_counts(boxes, pred, 0.5, ignore)
     return total
 
 
@@ -60,20 +61,24 @@ def _sweep(settings: list[DBOptions], deadline: float) -> list[dict[str, Any]]:
 
 @torch.inference_mode()
 def _load_pages(
-    model: DBNet, data: DataConfig, device: torch.device, limit: int | None, label_pad: float
+    model: DBNet, data: DataConfig, device: torch.device, limit: int | None, label_pad: float,
+    pages: list[tuple[np.ndarray, ...]] | None = None,
 ) -> int:
-    """Fill :data:`_PAGES` with probability maps of the held-out pages and their (padded) label boxes."""
+    """Fill :data:`_PAGES` with probability maps of the held-out pages (``pages``: ``(image, boxes[,
+    ignore])`` in pixels; default :func:`validation_pages`) and their label boxes, padded by ``label_pad``."""
     global _PAGES
-    pages = validation_pages(data)[:limit]
+    pages = (validation_pages(data) if pages is None else pages)[:limit]
     pred = DetectionPredictor(
         DBProbability(model).eval(), mean=model.config.mean, std=model.config.std, device=device
     )
     _PAGES = []
-    for image, boxes in pages:
+    for image, boxes, *rest in pages:
         canvas, (h, w) = fit_page(image, pick_shape(*image.shape[:2]))
         prob = pred.probabilities(canvas[None])[0, :h, :w]
-        truth = np.asarray(boxes, np.float64) * np.array([w / image.shape[1], h / image.shape[0]] * 2)
-        _PAGES.append((prob, truth + np.array([-label_pad, -label_pad, label_pad, label_pad])))
+        scale = np.array([w / image.shape[1], h / image.shape[0]] * 2)
+        truth = np.asarray(boxes, np.float64).reshape(-1, 4) * scale
+        ignore = np.asarray(rest[0], np.float64).reshape(-1, 4) * scale if rest else None
+        _PAGES.append((prob, truth + np.array([-label_pad, -label_pad, label_pad, label_pad]), ignore))
     return len(pages)
 
 
@@ -140,4 +145,37 @@ def calibrate(
         "label_pad": label_pad,
         "best": max(rows, key=lambda r: r["f1"]) if rows else None,
         "sweep": sorted(rows, key=lambda r: (r["unclip_ratio"], r["pad"])),
+    }
+
+
+def calibrate_scenes(
+    model: DBNet,
+    data: DataConfig,
+    device: torch.device,
+    *,
+    pages: int = 150,
+    seed: int = 4321,
+    bin_thresh: tuple[float, ...] = (0.2, 0.3, 0.4),
+    box_thresh: tuple[float, ...] = (0.4, 0.5, 0.6, 0.7),
+    unclip: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.8),
+    pad: tuple[float, ...] = (0, 2),
+    budget_s: float = 1200.0,
+) -> dict[str, Any]:
+    """Post-processing for photos, chosen on ``pages`` synthetic photos of held-out seeds
+    (:func:`~vision.training.detection_data.scene_validation_pages`, labels: boxes around the word quads,
+    illegible words ignored): the grid ``bin_thresh x box_thresh x unclip`` at ``pad`` 0, then every ``pad``
+    at the best of it. Returns ``{"pages", "best", "sweep"}`` (rows as in :func:`validate`)."""
+    deadline = time.time() + budget_s
+    n = _load_pages(model, data, device, None, 0.0, scene_validation_pages(data, pages, seed))
+    rows = _sweep([DBOptions(bin_thresh=b, box_thresh=t, unclip_ratio=u)
+                   for b in bin_thresh for t in box_thresh for u in unclip], deadline)
+    if rows:
+        top = max(rows, key=lambda r: r["f1"])
+        rows += _sweep([DBOptions(bin_thresh=top["bin_thresh"], box_thresh=top["box_thresh"],
+                                  unclip_ratio=top["unclip_ratio"], pad=p) for p in pad if p != 0], deadline)
+    return {
+        "pages": n,
+        "seed": seed,
+        "best": max(rows, key=lambda r: r["f1"]) if rows else None,
+        "sweep": sorted(rows, key=lambda r: (r["bin_thresh"], r["box_thresh"], r["unclip_ratio"], r["pad"])),
     }

@@ -285,7 +285,7 @@ def detection_predictor(
         dtype: ``torch.float32`` (default) or ``torch.bfloat16``.
         batch_size: pages per forward pass.
         assume_straight_pages: straight boxes; ``False`` returns rotated 4-point polygons.
-        params: post-processing settings (default: those recorded with the weights).
+        params: post-processing settings (default: those recorded with the shipped weights).
         onnx: run the model with onnxruntime (:func:`vision.fast.onnx.cached_runner`, exported once per
             weights). ``None``: on CPU in float32 when onnxruntime is installed (2.5x faster than eager
             PyTorch for a 1024 x 768 page on our 2-core CPU); ``False``: eager PyTorch.
@@ -293,8 +293,8 @@ def detection_predictor(
             cores bound GPU throughput), ``"host"`` elsewhere.
         channels_last: run the PyTorch model in NHWC (:mod:`vision.fast.memory_format`); ``None``: NCHW (each
             new input shape costs seconds in NHWC on CUDA).
-        shapes: the static ``(height, width)`` inputs pages are fitted into (``None``: :data:`INPUT_SHAPES`;
-            smaller inputs are faster and coarser).
+        shapes: the static ``(height, width)`` inputs pages are fitted into (``None``: those recorded with
+            the shipped weights, else :data:`INPUT_SHAPES`; smaller inputs are faster and coarser).
         compile: ``torch.compile`` the model (batches padded, batch dimension dynamic: one graph per input
             shape, see ``pad_batches``).
     """
@@ -307,9 +307,11 @@ def detection_predictor(
         raise ValueError(f"{arch!r} is not a DBNet")
     dev = pick_device(device)
     dtype = dtype or torch.float32
+    meta = entry.weights.meta if entry.weights and weights == "default" else {}
     if params is None:
-        recorded = entry.weights.meta.get("postprocess", {}) if entry.weights and weights == "default" else {}
-        params = DBOptions(**recorded)
+        params = DBOptions(**meta.get("postprocess", {}))
+    if not shapes:
+        shapes = [tuple(s) for s in meta.get("input_shapes", ())] or INPUT_SHAPES
     prob = DBProbability(model).eval()
     runner, nhwc = None, False
     if wants_onnx(onnx, dev, dtype, compile=compile):
@@ -328,7 +330,7 @@ def detection_predictor(
         params=params,
         resize=resize,
         channels_last=nhwc,
-        shapes=tuple(shapes) if shapes else INPUT_SHAPES,
+        shapes=tuple(shapes),
         pad_batches=True if compile else None,
     )
 
