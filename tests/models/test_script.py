@@ -59,3 +59,19 @@ def test_classifier_batches() -> None:
     probs = clf([np.full((h, 3 * h, 3), 200, np.uint8) for h in (10, 20, 30, 40, 50)])
     assert probs.shape == (5, len(SCRIPTS)) and np.allclose(probs.sum(1), 1, atol=1e-5)
     assert clf([]).shape == (0, len(SCRIPTS))
+
+
+def test_onnx_classifier_matches_eager_pytorch() -> None:
+    """The shipped classifier's onnxruntime export against fp32 eager on fresh crops: probabilities within 1e-4."""
+    from vision.predictors.recognition.script import load_script_classifier
+
+    fast, eager = load_script_classifier(onnx=True), load_script_classifier(onnx=False)
+    assert fast.runner is not None and eager.runner is None
+    rng = np.random.default_rng(7)
+    crops = [rng.integers(0, 255, (int(h), int(w), 3), dtype=np.uint8)
+             for h, w in zip(rng.integers(8, 60, 37), rng.integers(8, 400, 37))]
+    assert np.abs(fast(crops) - eager(crops)).max() < 1e-4
+    import pickle
+
+    again = pickle.loads(pickle.dumps(fast))  # worker processes get the classifier pickled
+    assert again.runner is not None and np.abs(again(crops) - eager(crops)).max() < 1e-4

@@ -64,8 +64,9 @@ class OCROptions:
         structure: tables and block kinds (:mod:`vision.pipelines.ocr.structure`); both can be switched off.
         crops_on_device: cut and recognise crops on the recognizer's device
             (:mod:`vision.pipelines.ocr.device`); ``None``: when it runs on a GPU.
-        onnx: run both models with onnxruntime (exported once per weights and cached);
-            ``None``: on CPU in float32 when onnxruntime is installed; ``False``: eager PyTorch.
+        onnx: run the models with onnxruntime (exported once per weights and cached);
+            ``None``: on CPU in float32 when onnxruntime is installed (and always for the script classifier,
+            which runs on the CPU); ``False``: eager PyTorch.
         lang: the documents' languages (``"de"``, ``"de+fr"``; :mod:`vision.predictors.recognition.languages`):
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.

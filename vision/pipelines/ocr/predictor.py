@@ -14,8 +14,9 @@ the crops of all pages of a batch in one call, so its batches stay full whatever
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -45,16 +46,16 @@ PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages", "ph
 """The :class:`OCROptions` fields :meth:`OCRPredictor.with_options` changes on a built predictor."""
 
 __all__ = [
-    "OCROptions",
     "PER_CALL_OPTIONS",
-    "build_pipeline",
+    "CropStage",
+    "DetectStage",
+    "LayoutStage",
+    "OCROptions",
     "OCRPredictor",
+    "RecognizeStage",
+    "build_pipeline",
     "ocr_predictor",
     "read_stage",
-    "DetectStage",
-    "CropStage",
-    "RecognizeStage",
-    "LayoutStage",
     "split_spaced",
 ]
 
@@ -234,7 +235,9 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
             from vision.predictors.recognition.lexicon import load_lexicon
 
             lexicon = load_lexicon("en").words
-        stages.append(("script", ScriptStage(lexicon=lexicon)))
+        from vision.predictors.recognition.script import load_script_classifier
+
+        stages.append(("script", ScriptStage(load_script_classifier(onnx=options.onnx), lexicon=lexicon)))
     stages.append(
         ("layout", LayoutStage(options.layout, straight=straight, straighten_pages=options.straighten_pages))
     )

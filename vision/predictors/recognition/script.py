@@ -9,7 +9,7 @@ cut to 128) and gives the probability of each of :data:`~vision.models.recogniti
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,24 +50,46 @@ def prepare(crop: np.ndarray) -> np.ndarray:
 
 
 class ScriptClassifier:
-    """``classifier(crops) -> [N, len(SCRIPTS)]`` probabilities (CPU, batched)."""
+    """``classifier(crops) -> [N, len(SCRIPTS)]`` probabilities (CPU, batched).
 
-    def __init__(self, model: ScriptCNN, batch_size: int = 256) -> None:
-        self.model, self.batch_size = model.eval(), batch_size
+    Args:
+        model: the network.
+        batch_size: crops per forward pass.
+        runner: runs ``model`` instead of it (its onnxruntime export: ~3x faster than eager PyTorch for the
+            ~12 crops of a form page on our 2-core CPU, 2.9 against 8.4 ms).
+    """
+
+    def __init__(self, model: ScriptCNN, batch_size: int = 256, runner: Callable | None = None) -> None:
+        self.model, self.batch_size, self.runner = model.eval(), batch_size, runner
+
+    def __getstate__(self) -> dict:
+        """Pickled without the onnxruntime session (worker processes); unpickling opens the cached export."""
+        return {**self.__dict__, "runner": self.runner is not None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.runner = _onnx_runner(self.model, required=False) if state["runner"] else None
 
     @torch.inference_mode()
     def __call__(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        run = self.runner or self.model
         out = []
         for i in range(0, len(crops), self.batch_size):
             x = torch.from_numpy(np.stack([prepare(c) for c in crops[i:i + self.batch_size]]))[:, None]
-            out.append(torch.softmax(self.model(x).float(), dim=1).numpy())
+            out.append(torch.softmax(run(x).float(), dim=1).numpy())
         return np.concatenate(out) if out else np.zeros((0, len(SCRIPTS)), np.float32)
 
 
-@lru_cache(maxsize=1)
-def load_script_classifier(path: str | None = None) -> ScriptClassifier | None:
-    """The shipped classifier (``None`` when its weights file is absent)."""
+ONNX_AXES = {"images": {0: "batch"}, "logits": {0: "batch"}}
+
+
+@lru_cache(maxsize=2)
+def load_script_classifier(path: str | None = None, onnx: bool | None = None) -> ScriptClassifier | None:
+    """The shipped classifier (``None`` when its weights file is absent); ``onnx``: run its onnxruntime export
+    (``None``: when onnxruntime is installed, else eager PyTorch; ``True`` requires it)."""
     from safetensors.torch import load_file
+
+    from vision.predictors._device import wants_onnx
 
     file = Path(path) if path else WEIGHTS
     if not file.exists():
@@ -75,7 +97,16 @@ def load_script_classifier(path: str | None = None) -> ScriptClassifier | None:
     state = {k: v.float() for k, v in load_file(str(file)).items()}
     model = ScriptCNN(width=2 * state["features.0.weight"].shape[0])  # the width the file was trained at
     model.load_state_dict(state)
-    return ScriptClassifier(model)
+    model.eval()
+    runner = _onnx_runner(model, required=bool(onnx)) if wants_onnx(onnx, torch.device("cpu"), torch.float32) else None
+    return ScriptClassifier(model, runner=runner)
+
+
+def _onnx_runner(model: ScriptCNN, *, required: bool) -> Callable | None:
+    from vision.predictors._device import onnx_runner
+
+    return onnx_runner(model, torch.zeros(1, 1, 32, WIDTH), name="script_cnn", device=torch.device("cpu"),
+                       required=required, threads=torch.get_num_threads(), dynamic_axes=ONNX_AXES)
 
 
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
