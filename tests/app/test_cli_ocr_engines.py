@@ -122,3 +122,16 @@ def test_replicas_that_cannot_start_report_why_for_every_file(corpus: Path, tmp_
     assert code == 1
     assert err.count("cannot build the predictor") >= 4  # the 4 files (and each replica's warning)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_ray_resources_give_cpu_nodes_one_actor_on_every_core() -> None:
+    """CPU-only clusters: one OCR actor per node on all its cores but half a core for the reads (the local
+    engine's layout); GPU clusters: one actor per GPU; ``workers`` given on CPUs: single-CPU actors."""
+    from vision.pipelines.ocr.ray_engine import plan_resources
+
+    assert plan_resources({"CPU": 2.0}, [2.0], None) == ({"num_cpus": 1.5}, 1, 0.5, 2)
+    assert plan_resources({"CPU": 32.0}, [16.0, 16.0], None) == ({"num_cpus": 15.5}, 2, 0.5, 16)
+    assert plan_resources({"CPU": 1.0}, [1.0], None) == ({"num_cpus": 1.0}, 1, 1.0, 1)
+    assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], None) == ({"num_gpus": 1.0}, 4, 1.0, None)
+    assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], 2) == ({"num_gpus": 1.0}, 2, 1.0, None)
+    assert plan_resources({"CPU": 8.0}, [8.0], 3) == ({"num_cpus": 1.0}, 3, 1.0, 1)

@@ -3,12 +3,13 @@
 ::
 
     from_items(documents)              one row per document (its index and the pickled input item)
-      -> flat_map(read_rows)           tasks, 1 CPU each: the caller's ``read(item)`` (decode, render PDFs);
-                                       one row per page (the pickled PageImage, text layer included), then
+      -> flat_map(read_rows)           tasks (1 CPU; half a core on CPU-only nodes): the caller's
+                                       ``read(item)`` (decode, render PDFs); one row per page (the pickled PageImage, text layer included), then
                                        an "end" row with the page count, or one "error" row
-      -> map_batches(PageOCRActor)     ActorPoolStrategy(size=workers); 1 GPU per actor when the cluster has
-                                       GPUs, else 1 CPU; each actor builds its predictor once (factory) and
-                                       returns each page's JSON (no image)
+      -> map_batches(PageOCRActor)     ActorPoolStrategy; 1 GPU per actor when the cluster has GPUs, else
+                                       one actor per node holding its CPUs but half a core for the reads
+                                       (plan_resources); each actor builds its predictor once (factory)
+                                       and returns each page's JSON (no image)
       -> iter_rows() on the driver     pages gathered per document; once its "end" row and all its pages are
                                        in: ``finish(item, document)`` (the CLI writes the output atomically)
 
@@ -30,7 +31,7 @@ from vision.errors import VisionError
 from vision.pipelines._ray_rows import complete_groups
 from vision.structures import Document
 
-__all__ = ["PageOCRActor", "read_rows", "run_ray"]
+__all__ = ["PageOCRActor", "plan_resources", "read_rows", "run_ray"]
 
 
 def _row(doc: int, kind: str, *, pos: int = -1, page: bytes = b"", count: int = 0, message: str = "") -> dict:
@@ -60,9 +61,15 @@ def read_rows(row: dict[str, Any], read: Callable[[Any], Any]) -> Iterator[dict[
 
 
 class PageOCRActor:
-    """Ray actor: builds the predictor once, then OCRs the page rows of each batch (other rows pass)."""
+    """Ray actor: builds the predictor once, then OCRs the page rows of each batch (other rows pass).
 
-    def __init__(self, factory: Callable[[], Callable]) -> None:
+    ``threads``: torch's (and so onnxruntime's) threads in the actor; Ray sets one per CPU the actor holds."""
+
+    def __init__(self, factory: Callable[[], Callable], threads: int | None = None) -> None:
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
         self.predictor = factory()
 
     def _pages(self, pages: list[Any]) -> list[Any]:
@@ -96,9 +103,35 @@ class PageOCRActor:
         return {**kept, "kind": kind, "message": message, "result": result}
 
 
-def _resources(ray: Any) -> tuple[dict[str, float], int]:
-    gpus = int(ray.cluster_resources().get("GPU", 0))
-    return ({"num_gpus": 1.0}, gpus) if gpus >= 1 else ({"num_cpus": 1.0}, 1)
+READ_CPUS_BESIDE_ACTOR = 0.5
+"""CPU-only clusters: the share of a node's CPUs left to the read tasks beside its OCR actor."""
+
+
+def plan_resources(cluster: dict[str, float], node_cpus: Sequence[float], workers: int | None
+                   ) -> tuple[dict[str, float], int, float, int | None]:
+    """``(actor resources, actors, CPUs per read task, threads per actor)`` for a cluster.
+
+    With GPUs: one GPU per actor, one actor per GPU, read tasks of one CPU. CPU only, where the models take
+    every core (as in the local engine): one actor per node holding all its CPUs but
+    :data:`READ_CPUS_BESIDE_ACTOR`, its models on as many threads as the node has cores, and read tasks of
+    that share, so pages are decoded while the models run. ``workers`` given on a CPU cluster: actors of one
+    CPU and one thread each, read tasks of one CPU.
+    """
+    gpus = int(cluster.get("GPU", 0))
+    if gpus >= 1:
+        return {"num_gpus": 1.0}, workers or gpus, 1.0, None
+    if workers:
+        return {"num_cpus": 1.0}, workers, 1.0, 1
+    cores = min(node_cpus) if node_cpus else float(cluster.get("CPU", 1))
+    if cores < 1 + READ_CPUS_BESIDE_ACTOR:
+        return {"num_cpus": 1.0}, 1, 1.0, 1
+    return ({"num_cpus": cores - READ_CPUS_BESIDE_ACTOR}, max(1, len(node_cpus)), READ_CPUS_BESIDE_ACTOR,
+            int(cores))
+
+
+def _resources(ray: Any, workers: int | None) -> tuple[dict[str, float], int, float, int | None]:
+    nodes = [float(n["Resources"].get("CPU", 0)) for n in ray.nodes() if n.get("Alive")]
+    return plan_resources(ray.cluster_resources(), [c for c in nodes if c > 0], workers)
 
 
 def run_ray(
@@ -119,7 +152,7 @@ def run_ray(
         items: the inputs (picklable), each read by ``read(item) -> pages`` in a Ray task.
         read, factory, finish: picklable callables: pages of an item; the predictor (built once per actor);
             what to do with a finished document (run on the driver; e.g. write it atomically).
-        workers: OCR actors (default: one per GPU of the cluster, else 1).
+        workers: OCR actors (default: one per GPU of the cluster, else one per node: :func:`plan_resources`).
         pages_per_batch: pages per actor call.
         address: cluster to join when Ray is not initialised yet (``None``: ``RAY_ADDRESS`` or a local one).
         progress: Ray Data's progress bars.
@@ -135,13 +168,13 @@ def run_ray(
         ray.init(address=address, **(init_kwargs or {}))
     try:
         ray.data.DataContext.get_current().enable_progress_bars = progress
-        resources, default_workers = _resources(ray)
+        resources, actors, read_cpus, threads = _resources(ray, workers)
         rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
         ds = ray.data.from_items(rows, override_num_blocks=len(rows))
-        ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=1)
-        ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory}, batch_size=pages_per_batch,
-                            batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=workers or default_workers),
-                            **resources)
+        ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
+        ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory, "threads": threads},
+                            batch_size=pages_per_batch, batch_format="numpy",
+                            compute=ray.data.ActorPoolStrategy(size=actors), **resources)
         yield from _gather(ds.iter_rows(), items, finish)
     finally:
         if started:
