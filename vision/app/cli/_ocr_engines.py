@@ -54,13 +54,14 @@ def auto_replicas(args: argparse.Namespace, files: int) -> int:
     """
     import os
 
-    import torch
-
     if args.replicas is not None:
         return max(1, args.replicas)
+    if getattr(args, "devices", None) or getattr(args, "engine", "local") != "local" or args.output is None:
+        return 1  # decided without importing torch: a Ray driver never needs it
+    import torch
+
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if (getattr(args, "devices", None) or getattr(args, "engine", "local") != "local" or args.output is None
-            or not device.startswith("cuda") or not torch.cuda.is_available()):
+    if not device.startswith("cuda") or not torch.cuda.is_available():
         return 1
     index = torch.device(device).index
     free, _ = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
