@@ -35,7 +35,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                        help="local (this machine: the bulk engine) or ray (a Ray cluster: RAY_ADDRESS, else a "
                        "local instance)")
     group.add_argument("--workers", type=int, default=None, metavar="N",
-                       help="--engine ray: OCR actors (default: one per GPU of the cluster; CPU only: one per node, on all its cores)")
+                       help="--engine ray: OCR actors (default: one per GPU of the cluster; CPU only: one per "
+                       "node, on all its cores)")
     group.add_argument("--devices", default=None, metavar="LIST",
                        help="one model replica per device, e.g. cuda:0,cuda:1 (a process each, no Ray)")
     group.add_argument("--replicas", type=int, default=None, metavar="N",
