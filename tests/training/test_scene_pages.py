@@ -114,8 +114,9 @@ def test_place_rotates_kernels_with_the_image() -> None:
     assert bent.alpha.shape[0] > h and bent.maps["gt"].sum() > 0.8 * layer.maps["gt"].sum()
 
 
-def test_detection_stream_draws_scene_pages(tmp_path: Path) -> None:
-    from vision.training.detection_data import DataConfig, DetectionStream
+def _scene_data(tmp_path: Path, **fields: object):
+    """A detection DataConfig over one random photo, DejaVu and :data:`WORDS` (in ``tmp_path``)."""
+    from vision.training.detection_data import DataConfig
 
     folder = tmp_path / "photos"
     folder.mkdir()
@@ -123,8 +124,13 @@ def test_detection_stream_draws_scene_pages(tmp_path: Path) -> None:
     words = tmp_path / "words"
     words.mkdir()
     (words / "english").write_text("\n".join(WORDS))
-    cfg = DataConfig(fonts_dir=str(DEJAVU), dict_dir=str(words), photos_dir=str(folder), scene_share=1.0,
-                     crop=128, crops_per_page=2, long_side=384)
+    return DataConfig(fonts_dir=str(DEJAVU), dict_dir=str(words), photos_dir=str(folder), **fields)
+
+
+def test_detection_stream_draws_scene_pages(tmp_path: Path) -> None:
+    from vision.training.detection_data import DetectionStream
+
+    cfg = _scene_data(tmp_path, scene_share=1.0, crop=128, crops_per_page=2, long_side=384)
     a = [c for _, c in zip(range(4), DetectionStream(cfg, seed=1))]
     b = [c for _, c in zip(range(4), DetectionStream(dataclasses.replace(cfg), seed=1))]
     assert all(np.array_equal(x["image"], y["image"]) and np.array_equal(x["gt"], y["gt"]) for x, y in zip(a, b))
@@ -136,21 +142,14 @@ def test_scene_calibration_scores_held_out_photos(tmp_path: Path) -> None:
     import torch
 
     from vision.models import get_model
-    from vision.training.detection_data import DataConfig, scene_validation_pages
+    from vision.training.detection_data import scene_validation_pages
     from vision.training.detection_eval import calibrate_scenes
 
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "a.jpg"), np.random.default_rng(0).integers(0, 255, (200, 300, 3), dtype=np.uint8))
-    words = tmp_path / "words"
-    words.mkdir()
-    (words / "english").write_text("\n".join(WORDS))
-    cfg = DataConfig(fonts_dir=str(DEJAVU), dict_dir=str(words), photos_dir=str(folder), long_side=256)
+    cfg = _scene_data(tmp_path, long_side=256)
     pages = scene_validation_pages(cfg, pages=3, seed=5)
     again = scene_validation_pages(cfg, pages=3, seed=5)
     assert len(pages) == 3 and all(np.array_equal(a[0], b[0]) for a, b in zip(pages, again))
-    for image, boxes, ignore in pages:
-        h, w = image.shape[:2]
+    for _, boxes, ignore in pages:
         for b in (boxes, ignore):
             assert b.shape[1:] == (4,) and np.all(b[:, 2:] >= b[:, :2])
     assert sum(len(b) for _, b, _ in pages) > 0
