@@ -31,6 +31,7 @@ __all__ = [
     "make_page",
     "prepare_assets",
     "random_crops",
+    "scene_validation_pages",
     "validation_pages",
 ]
 
@@ -271,7 +272,8 @@ def validation_pages(cfg: DataConfig, seed: int = 1234) -> list[tuple[np.ndarray
 def scene_validation_pages(
     cfg: DataConfig, pages: int = 150, seed: int = 4321
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Synthetic photos (:mod:`vision.training.synth.scene_pages`) drawn with seeds no training run uses:
+    """Synthetic photos (:mod:`vision.training.synth.scene_pages`), page ``i`` drawn from the seed
+    ``[seed, i]`` (training streams are seeded ``[config seed, worker(, rank)]``, config seeds under 100):
     ``[(uint8[H, W, 3], word boxes float32[N, 4] px, ignore boxes float32[K, 4] px)]``, boxes axis-aligned
     around the word quads (as the evaluation scores quads)."""
     sources = PageSources(replace(cfg, scene_share=1.0))

@@ -4,8 +4,9 @@
 
     from_items(documents)              one row per document (its index and the pickled input item)
       -> flat_map(read_rows)           tasks (1 CPU; half a core on CPU-only nodes): the caller's
-                                       ``read(item)`` (decode, render PDFs); one row per page (the pickled PageImage, text layer included), then
-                                       an "end" row with the page count, or one "error" row
+                                       ``read(item)`` (decode, render PDFs); one row per page (the pickled
+                                       PageImage, text layer included), then an "end" row with the page
+                                       count, or one "error" row
       -> map_batches(PageOCRActor)     ActorPoolStrategy; 1 GPU per actor when the cluster has GPUs, else
                                        one actor per node holding its CPUs but half a core for the reads
                                        (plan_resources); each actor builds its predictor once (factory)

@@ -98,7 +98,8 @@ def load_script_classifier(path: str | None = None, onnx: bool | None = None) ->
     model = ScriptCNN(width=2 * state["features.0.weight"].shape[0])  # the width the file was trained at
     model.load_state_dict(state)
     model.eval()
-    runner = _onnx_runner(model, required=bool(onnx)) if wants_onnx(onnx, torch.device("cpu"), torch.float32) else None
+    fast = wants_onnx(onnx, torch.device("cpu"), torch.float32)
+    runner = _onnx_runner(model, required=bool(onnx)) if fast else None
     return ScriptClassifier(model, runner=runner)
 
 
