@@ -35,11 +35,14 @@ def service_config(args: Any, **batching: Any) -> dict[str, Any]:
         "det_weights": args.weights,
         "reco_weights": args.weights,
         "torch_threads": args.torch_threads or None,
+        "replicas": args.replicas,
     }
     if args.det_size:
         s = args.det_size
         models["det_input_shapes"] = [[s, s], [s, s * 3 // 4], [s * 3 // 4, s]]
+    extra = {} if args.worker_nice is None else {"worker_nice": args.worker_nice}
     return {
+        **extra,
         "ui": False,
         "models": models,
         "batching": batching,
@@ -49,9 +52,9 @@ def service_config(args: Any, **batching: Any) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def running_server(
-    config: dict[str, Any], *, ready_timeout: float = 300.0
+    config: dict[str, Any], *, ready_timeout: float = 300.0, workers: int = 1
 ) -> Iterator[tuple[str, psutil.Process]]:
-    """Start ``vision serve`` with ``config`` (a temporary JSON settings file and jobs folder).
+    """Start ``vision serve --workers WORKERS`` with ``config`` (a temporary JSON settings file and jobs folder).
 
     Yields the base URL and the server process; stops it (SIGTERM, then SIGKILL) on exit.
     """
@@ -74,6 +77,8 @@ def running_server(
                     str(path),
                     "--log-level",
                     "warning",
+                    "--workers",
+                    str(workers),
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -142,3 +147,9 @@ def add_common_arguments(parser: Any) -> None:
         help="server's intra-op threads (0: torch's default, one per core)",
     )
     parser.add_argument("--page", type=Path, default=SAMPLE, help="image posted by every request")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="the server's models.replicas: model processes sharing its batches")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="vision serve --workers: server processes, each with its own models")
+    parser.add_argument("--worker-nice", type=int, default=None,
+                        help="the server's worker_nice (default: the server's own default)")

@@ -7,7 +7,7 @@ answer and posts again (closed loop), until the duration ends (requests then in 
 load starts ``--warmup`` seconds before the measured window and never pauses, so the allocator is in its
 steady state when measuring begins (give the warm-up at least one request latency). Reports the status
 codes (zero 5xx required), p50/p90/p99 latency, throughput, mean model batch size, and the server's
-resident memory: the mean RSS of the last 10 s of load must stay within 10% of the first 10 s. Prints a
+resident memory (its model replica processes included): the mean RSS of the last 10 s of load must stay within 10% of the first 10 s. Prints a
 table, writes JSON (default ``benchmarks/results/load_test.json``) and exits 1 when a requirement fails.
 Everything is bounded: the run stops at the duration, every request has a timeout.
 """
@@ -58,10 +58,21 @@ async def _run(
     return results, start
 
 
+def _tree_rss(proc: psutil.Process) -> int:
+    """Resident bytes of the server and its model replica processes (``models.replicas``)."""
+    total = proc.memory_info().rss
+    for child in proc.children(recursive=True):
+        try:
+            total += child.memory_info().rss
+        except psutil.Error:  # a child that just ended
+            pass
+    return total
+
+
 def _sample_rss(proc: psutil.Process, samples: list[tuple[float, int]], stop: threading.Event) -> None:
     while not stop.wait(0.5):
         try:
-            samples.append((time.monotonic(), proc.memory_info().rss))
+            samples.append((time.monotonic(), _tree_rss(proc)))
         except psutil.Error:
             return
 
@@ -80,7 +91,7 @@ def main() -> int:
     args = parser.parse_args()
     payload = args.page.read_bytes()
     config = service_config(args, max_size=args.max_batch, max_wait_ms=args.max_wait_ms)
-    with running_server(config) as (base, proc):
+    with running_server(config, workers=args.workers) as (base, proc):
         samples: list[tuple[float, int]] = []
         stop = threading.Event()
         sampler = threading.Thread(target=_sample_rss, args=(proc, samples, stop), daemon=True)
@@ -135,6 +146,9 @@ def _report(
         "weights": args.weights,
         "det_size": args.det_size,
         "torch_threads": args.torch_threads or "default",
+        "workers": args.workers,
+        "replicas": args.replicas,
+        "worker_nice": args.worker_nice,
         "requests": len(measured),
         "status_codes": {str(k): v for k, v in sorted(codes.items())},
         "server_errors": server_errors,

@@ -144,3 +144,31 @@ def test_rejects_bad_settings_and_wrong_result_counts() -> None:
             batcher([1, 2], timeout=5)
     finally:
         batcher.close()
+
+
+def test_workers_run_batches_at_once_and_retire_only_when_all_are_idle() -> None:
+    """``workers=2``: a second batch runs while the first is held; retiring waits for both to finish."""
+    gate = threading.Event()
+    fn = Recorder(gate)
+    batcher = DynamicBatcher(fn, max_batch_size=1, max_wait_s=0.0, workers=2)
+    try:
+        held = batcher.submit([1])
+        assert fn.started.wait(5)
+        fn.started.clear()
+        second = batcher.submit([2])
+        assert fn.started.wait(5)  # the other worker started while the first batch is still held
+        assert not held.done() and not second.done()
+        batcher.retire(idle_s=0.0)
+        time.sleep(0.3)
+        assert batcher.alive  # two batches are running: not idle
+        gate.set()
+        assert held.result(5) == [10] and second.result(5) == [20]
+        deadline = time.monotonic() + 5
+        while batcher.alive and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not batcher.alive
+    finally:
+        gate.set()
+        batcher.close()
+    with pytest.raises(ValueError, match="workers"):
+        DynamicBatcher(lambda items: items, workers=0)

@@ -97,7 +97,8 @@ def test_option_sets_are_cached_and_bounded(predictor: Any) -> None:
                 service.variant(lang=lang, assume_straight_pages=not rotated)
         assert len(service._langs) == OcrService.MAX_VARIANTS
         assert first not in service._langs.values()  # the least recently used was retired: idle, it stops
-        first.batcher._thread.join(10)
+        for thread in first.batcher._threads:
+            thread.join(10)
         assert not first.batcher.alive
     finally:
         service.close()
@@ -183,7 +184,7 @@ def test_service_replicas_map_onto_ocr_options_and_stop_with_the_service() -> No
     """``models.replicas`` is ``OCROptions.replicas``; closing the service stops the predictor's replicas."""
     from vision.app.api.settings import ModelSettings
 
-    assert ModelSettings().ocr_options().replicas == 1
+    assert ModelSettings(device="cpu").ocr_options().replicas == 1
     assert ModelSettings(replicas=4, device="cpu").ocr_options().replicas == 4
     with pytest.raises(ValueError):
         ModelSettings(replicas=0)
@@ -221,3 +222,23 @@ def test_photo_mode_per_request(client: TestClient, predictor: Any) -> None:
     schema = client.get("/openapi.json").json()["paths"]["/v1/ocr"]["post"]
     (param,) = [p for p in schema["parameters"] if p["name"] == "photo"]
     assert "--photo" in param["description"]
+
+
+def test_service_replicas_default_to_a_few_on_a_gpu(monkeypatch) -> None:
+    """Not set: :data:`SERVICE_GPU_REPLICAS` on a CUDA device with room for them, fewer where its memory
+    holds fewer, 1 on a CPU."""
+    import os
+
+    import torch
+
+    from vision.app.api.settings import SERVICE_GPU_REPLICAS, ModelSettings
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda index=None: (79 * 1024**3, 80 * 1024**3))
+    assert ModelSettings(device="cuda").ocr_options().replicas == SERVICE_GPU_REPLICAS == 4
+    assert ModelSettings(device="cuda", replicas=2).ocr_options().replicas == 2
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda index=None: (13 * 1024**3, 80 * 1024**3))
+    assert ModelSettings(device="cuda").ocr_options().replicas == 2  # 13 GiB free / 6 GiB each
+    assert ModelSettings(device="cpu").ocr_options().replicas == 1

@@ -84,11 +84,31 @@ def test_long_documents_go_to_the_replicas_a_batch_at_a_time(pages, monkeypatch)
     predictor = vision.ocr_predictor(device="cpu", replicas=2, pages_per_batch=2)
     sizes: list[int] = []
     pool = predictor.replicas
-    original = type(pool).__call__
-    monkeypatch.setattr(type(pool), "__call__", lambda self, batch: sizes.append(len(batch)) or original(self, batch))
+    original = type(pool).submit
+    monkeypatch.setattr(type(pool), "submit", lambda self, batch: sizes.append(len(batch)) or original(self, batch))
     try:
         doc = predictor(pages + pages[:2])  # 5 pages
     finally:
         predictor.close()
     assert sizes == [2, 2, 1]
     assert [p.page_idx for p in doc.pages] == [0, 1, 2, 3, 4]
+
+
+def test_calls_from_several_threads_share_the_replicas(pages) -> None:
+    """The service's batcher threads call one pool at once: each call gets its own pages back, in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def words(page):
+        return [(w.value, tuple(np.round(w.geometry, 6))) for w in page.words]
+
+    want = [words(p) for p in vision.ocr_predictor(device="cpu")(pages).pages]
+    predictor = vision.ocr_predictor(device="cpu", replicas=2)
+    try:
+        orders = [[0, 1, 2], [2, 1, 0], [1], [2, 0]]
+        with ThreadPoolExecutor(len(orders)) as ex:
+            got = list(ex.map(lambda order: predictor.replicas([pages[i] for i in order]), orders))
+    finally:
+        predictor.close()
+    for order, result in zip(orders, got):
+        assert [words(p) for p in result] == [want[i] for i in order]
+        assert all(words(p) for p in result)

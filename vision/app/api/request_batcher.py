@@ -1,9 +1,10 @@
 """Dynamic batching: concurrent requests are merged into one model call on a dedicated thread.
 
 Each request submits a list of items (pages) and gets a :class:`concurrent.futures.Future` of the per-item
-results. One worker thread owns the model: it takes the oldest request, waits at most ``max_wait_s`` for
-more while the batch holds fewer than ``max_batch_size`` items, runs ``fn`` once on all of them and hands
-each request its slice. Inference therefore never runs on the event loop, and the model sees one caller.
+results. A worker thread takes the oldest request, waits at most ``max_wait_s`` for more while the batch
+holds fewer than ``max_batch_size`` items, runs ``fn`` once on all of them and hands each request its slice.
+Inference therefore never runs on the event loop. With one worker (the default) the model sees one caller;
+``workers=N`` runs up to N batches at once, for an ``fn`` that spreads its calls over model replicas.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class DynamicBatcher(Generic[T, R]):
         max_queue: most items waiting; :meth:`submit` raises :class:`QueueFull` beyond it.
         observer: optional sink for batch sizes, latencies and queue depth.
         name: thread name, for debugging.
+        workers: batches run at once (threads calling ``fn``); 1 unless ``fn`` is thread-safe.
     """
 
     def __init__(
@@ -65,9 +67,10 @@ class DynamicBatcher(Generic[T, R]):
         max_queue: int = 1024,
         observer: BatchObserver | None = None,
         name: str = "batcher",
+        workers: int = 1,
     ) -> None:
-        if max_batch_size < 1 or max_wait_s < 0 or max_queue < 1:
-            raise ValueError("max_batch_size and max_queue must be >= 1 and max_wait_s >= 0")
+        if max_batch_size < 1 or max_wait_s < 0 or max_queue < 1 or workers < 1:
+            raise ValueError("max_batch_size, max_queue and workers must be >= 1 and max_wait_s >= 0")
         self._fn = fn
         self.max_batch_size = max_batch_size
         self.max_wait_s = max_wait_s
@@ -79,18 +82,21 @@ class DynamicBatcher(Generic[T, R]):
         self._closed = False
         self._retire_after: float | None = None  # idle seconds after which a retired batcher stops
         self._idle_since = time.monotonic()
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
-        self._thread.start()
+        self._running = 0  # batches being run
+        self._threads = [threading.Thread(target=self._loop, name=f"{name}-{k}" if workers > 1 else name,
+                                          daemon=True) for k in range(workers)]
+        for thread in self._threads:
+            thread.start()
 
     @property
     def queued_items(self) -> int:
-        """Items waiting for the model (not counting the batch being run)."""
+        """Items waiting for the model (not counting the batches being run)."""
         return self._queued_items
 
     @property
     def alive(self) -> bool:
-        """Whether the worker thread is running."""
-        return self._thread.is_alive() and not self._closed
+        """Whether the worker threads are running."""
+        return any(t.is_alive() for t in self._threads) and not self._closed
 
     def submit(self, items: Sequence[T]) -> Future:
         """Queue ``items``; the future resolves to their results (a list, same order)."""
@@ -123,7 +129,7 @@ class DynamicBatcher(Generic[T, R]):
             raise
 
     def close(self, timeout: float = 10.0) -> None:
-        """Stop the worker after the running batch; queued requests fail with ``RuntimeError``."""
+        """Stop the workers after their running batches; queued requests fail with ``RuntimeError``."""
         with self._cond:
             self._closed = True
             pending, self._queue = list(self._queue), collections.deque()
@@ -132,10 +138,12 @@ class DynamicBatcher(Generic[T, R]):
         for request in pending:
             if request.future.set_running_or_notify_cancel():
                 request.future.set_exception(RuntimeError("service shutting down"))
-        self._thread.join(timeout)
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def retire(self, idle_s: float = 5.0) -> None:
-        """Stop the worker once it has had nothing to do for ``idle_s`` seconds: queued requests, and any
+        """Stop the workers once they have had nothing to do for ``idle_s`` seconds: queued requests, and any
         submitted meanwhile by a caller that still holds this batcher, are all answered (unlike
         :meth:`close`). Returns at once."""
         with self._cond:
@@ -146,16 +154,20 @@ class DynamicBatcher(Generic[T, R]):
         if self._observer is not None:
             self._observer.set_queue_depth(self._queued_items)
 
-    def _take(self) -> list[_Request[T, R]]:
-        """Block until a request arrives, then gather more until the batch is full or the wait ends."""
+    def _take(self) -> list[_Request[T, R]] | None:
+        """Block until a request arrives, then gather more until the batch is full or the wait ends (counted
+        as running until :meth:`_loop` is done with it; ``None`` once closed)."""
         with self._cond:
             while not self._queue and not self._closed:
-                if self._retire_after is not None and time.monotonic() - self._idle_since >= self._retire_after:
+                if (self._retire_after is not None and not self._running
+                        and time.monotonic() - self._idle_since >= self._retire_after):
                     self._closed = True  # retired and idle: later submissions get RuntimeError
+                    self._cond.notify_all()
                     break
-                self._cond.wait(timeout=1.0 if self._retire_after is None else min(1.0, self._retire_after))
+                self._cond.wait(timeout=1.0 if self._retire_after is None else
+                                min(1.0, max(0.05, self._retire_after)))
             if self._closed:
-                return []
+                return None
             batch = [self._queue.popleft()]
             size = len(batch[0].items)
             deadline = time.monotonic() + self.max_wait_s
@@ -169,15 +181,22 @@ class DynamicBatcher(Generic[T, R]):
                 batch.append(self._queue.popleft())
                 size += len(batch[-1].items)
             self._queued_items -= size
+            self._running += 1
             self._report_depth()
         return [r for r in batch if r.future.set_running_or_notify_cancel()]
 
     def _loop(self) -> None:
         while not self._closed:
             batch = self._take()
-            if batch:
-                self._run(batch)
-                self._idle_since = time.monotonic()
+            if batch is None:
+                continue
+            try:
+                if batch:
+                    self._run(batch)
+            finally:
+                with self._cond:
+                    self._running -= 1
+                    self._idle_since = time.monotonic()
 
     def _run(self, batch: list[_Request[T, R]]) -> None:
         """Run one merged call; if it fails, rerun each request alone so one bad input fails only itself."""

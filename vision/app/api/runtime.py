@@ -1,7 +1,8 @@
 """What the service builds once at start-up and shares: predictors, the batcher, the job runner.
 
 The REST routes (through ``Depends``), the job handler and the Gradio UI all call the same
-:class:`OcrService`, so every model call goes through one dynamic batcher on one thread.
+:class:`OcrService`, so every model call goes through one dynamic batcher: one thread, or with model replicas
+(``models.replicas``) one thread per replica, each batch split into chunks that idle replicas take.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class OcrService:
                           "metrics": metrics, "nice": nice}
         self._langs: dict[tuple, OcrService] = {}
         self._lang_lock = threading.Lock()
+        replicas = getattr(predictor, "replicas", None)
         self.batcher: DynamicBatcher[PageImage, Page] = DynamicBatcher(
             self._run,
             max_batch_size=max_batch_size,
@@ -77,6 +79,7 @@ class OcrService:
             max_queue=max_queue,
             observer=metrics,
             name="ocr-batcher",
+            workers=len(replicas) if replicas else 1,  # a replica pool reads several batches at once
         )
 
     def _run(self, pages: list[PageImage]) -> list[Page]:

@@ -36,6 +36,11 @@ __all__ = ["BatchSettings", "JobSettings", "LimitSettings", "ModelSettings", "Se
 
 _CONFIG_ENV = "VISION_CONFIG_FILE"
 
+SERVICE_GPU_REPLICAS = 4
+"""``models.replicas`` on a CUDA device when not set. One H200 with 16 cores under 64 clients posting the
+sample page (``benchmarks/load_test.py``): 4, 6 and 12 replicas read 40.7, 38.5 and 35.8 pages/s, one
+replica 13.9-15.5; past 4 the front process (HTTP, decoding, dependencies), not the models, bounds it."""
+
 
 class _Group(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -112,12 +117,13 @@ class ModelSettings(_Group):
         gt=0,
         description="intra-op CPU threads for the whole process; None: torch's default (one per core)",
     )
-    replicas: int = Field(
-        1,
+    replicas: int | None = Field(
+        None,
         gt=0,
-        description="processes that each hold both models and read a share of every model batch "
+        description="processes that each hold both models and read a share of the model batches "
         "(OCROptions.replicas: on a GPU, host work spreads over that many cores; each costs the models' "
-        "memory again)",
+        f"memory again); None: {SERVICE_GPU_REPLICAS} on a CUDA device (fewer where its memory or the "
+        "cores hold fewer), 1 elsewhere",
     )
     sparse_words: int | None = Field(
         None,
@@ -139,8 +145,10 @@ class ModelSettings(_Group):
     def ocr_options(self) -> OCROptions:
         """These settings as the OCR product's options type."""
         from vision.pipelines.ocr.options import options_from_args
+        from vision.pipelines.ocr.replicas import device_replicas
 
-        return options_from_args(self, det_input_shapes=self.det_input_shapes, replicas=self.replicas)
+        replicas = self.replicas or device_replicas(self.device, SERVICE_GPU_REPLICAS)
+        return options_from_args(self, det_input_shapes=self.det_input_shapes, replicas=replicas)
 
 
 class JobSettings(_Group):

@@ -25,8 +25,6 @@ __all__ = ["add_engine_arguments", "auto_replicas", "run_engine"]
 
 FILES_PER_REPLICA = 32
 """Files each automatic replica gets at least: a replica's start-up (seconds) pays off over this many pages."""
-GPU_BYTES_PER_REPLICA = 6 * 1024**3
-"""GPU memory set aside per automatic replica (CUDA context, both models, a 16-page detector batch)."""
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,21 +51,13 @@ def auto_replicas(args: argparse.Namespace, files: int) -> int:
     lexicon, layout), so one process keeps the GPU mostly idle; ``benchmarks/ocr_throughput.py`` on an
     H200 (16 cores): 27 pages/s steady with one process, 154 with 12 replicas.
     """
-    import os
-
     if args.replicas is not None:
         return max(1, args.replicas)
     if getattr(args, "devices", None) or getattr(args, "engine", "local") != "local" or args.output is None:
         return 1  # decided without importing torch: a Ray driver never needs it
-    import torch
+    from vision.pipelines.ocr.replicas import device_replicas
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if not device.startswith("cuda") or not torch.cuda.is_available():
-        return 1
-    index = torch.device(device).index
-    free, _ = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
-    cores = (os.cpu_count() or 2) * 3 // 4
-    return max(1, min(cores, free // GPU_BYTES_PER_REPLICA, files // FILES_PER_REPLICA))
+    return device_replicas(args.device, files // FILES_PER_REPLICA)
 
 
 def build(args: argparse.Namespace, device: str | None = None) -> Any:

@@ -13,6 +13,7 @@ the crops of all pages of a batch in one call, so its batches stay full whatever
 
 from __future__ import annotations
 
+import collections
 import copy
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -76,9 +77,16 @@ class OCRPredictor:
     def __call__(self, doc: Any) -> Document:
         source = getattr(doc, "source", None)
         pages: list[Page] = []
-        if self.replicas is not None:  # a round of pages_per_batch pages (at least one per replica) at a time
+        if self.replicas is not None:  # a round of pages_per_batch pages (at least one per replica) at a time,
+            from vision.pipelines.ocr.replicas import gather  # the next round queued while this one is read
+
+            rounds: collections.deque = collections.deque()
             for batch in chunked(as_pages(doc), max(self.options.pages_per_batch, len(self.replicas))):
-                pages.extend(self.replicas(batch))
+                rounds.append(self.replicas.submit(batch))
+                if len(rounds) > 1:
+                    pages.extend(gather(rounds.popleft()))
+            while rounds:
+                pages.extend(gather(rounds.popleft()))
             return Document(pages=pages, source=source)
         for batch in prefetch(chunked(as_pages(doc), self.options.pages_per_batch)):
             pages.extend(self.pipeline(batch))

@@ -1,24 +1,28 @@
-"""Model replicas for the public API: ``ocr_predictor(replicas=N)`` reads each call's pages in N processes.
+"""Model replicas for the public API: ``ocr_predictor(replicas=N)`` reads pages in N processes.
 
 On a GPU, a page costs a few milliseconds of device time and tens of milliseconds of host time (detection
 post-processing, crops, lexicon, layout, structure), so one process leaves the GPU mostly idle. Each replica
 is a process (``spawn``) with its own predictor built from the same :class:`OCROptions`, on the same device,
-with ``cpu_count // N`` CPU threads; a call splits its pages into N contiguous chunks, sends one to each
-replica, and puts the pages back in order. :class:`~vision.pipelines.ocr.predictor.OCRPredictor` hands it
-``pages_per_batch`` pages at a time, so a long document is never held whole. ``vision ocr --replicas`` does the same per file
-(:mod:`vision.app.cli._ocr_engines`).
+with ``cpu_count // N`` CPU threads. The pool is a work queue: a call splits its pages into at most N
+contiguous chunks, each chunk goes to the next idle replica (one feeder thread per replica hands them out),
+and the pages come back in order. Calls from several threads share the replicas chunk by chunk, so the
+service's batcher threads (:mod:`vision.app.api.runtime`) and a long document's next batch
+(:class:`~vision.pipelines.ocr.predictor.OCRPredictor`) keep every replica busy. ``vision ocr --replicas``
+does the same per file (:mod:`vision.app.cli._ocr_engines`).
 
 Replicas start building their models when the pool is made; the first call waits for them. A replica that
 fails a chunk sends its exception back (raised by the call, the others' pages dropped); one that dies makes
-the pool unusable (:class:`~vision.errors.VisionError` on every later call).
+the pool unusable (:class:`~vision.errors.VisionError` on that call and every later one, never a hang).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import queue
 import threading
 import weakref
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +33,25 @@ if TYPE_CHECKING:
     from vision.pipelines.ocr.options import OCROptions
     from vision.structures import Page
 
-__all__ = ["ReplicaPool", "split_evenly"]
+__all__ = ["GPU_BYTES_PER_REPLICA", "ReplicaPool", "device_replicas", "gather", "split_evenly"]
+
+GPU_BYTES_PER_REPLICA = 6 * 1024**3
+"""GPU memory set aside per automatic replica (CUDA context, both models, a 16-page detector batch)."""
+
+
+def device_replicas(device: str | None, most: int | None = None) -> int:
+    """Replicas worth starting on ``device`` (``None``: CUDA when available): on a CUDA device, 3/4 of the
+    cores, as many as its free memory holds (:data:`GPU_BYTES_PER_REPLICA` each) and at most ``most``;
+    elsewhere 1 (on a CPU the models already use every core)."""
+    import torch
+
+    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if not device.startswith("cuda") or not torch.cuda.is_available():
+        return 1
+    index = torch.device(device).index
+    free, _ = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
+    cores = (os.cpu_count() or 2) * 3 // 4
+    return max(1, min(cores, free // GPU_BYTES_PER_REPLICA, most if most is not None else cores))
 
 
 def split_evenly(count: int, parts: int) -> list[slice]:
@@ -98,7 +120,65 @@ def _with_inputs(inputs: list[PageImage], answer: tuple[list[Page], list[bool]])
     return pages
 
 
-def _stop(conns: list[Any], procs: list[Any]) -> None:
+class _State:
+    """What the feeder threads share with the pool (not the pool itself, so it can be collected)."""
+
+    def __init__(self) -> None:
+        self.broken: str | None = None
+        self.lock = threading.Lock()
+
+
+def _fail_pending(jobs: queue.SimpleQueue, error: BaseException) -> None:
+    """Fail every chunk still queued (the stop markers stay for the feeders)."""
+    kept = 0
+    while True:
+        try:
+            job = jobs.get_nowait()
+        except queue.Empty:
+            break
+        if job is None:
+            kept += 1
+        elif job[1].set_running_or_notify_cancel():
+            job[1].set_exception(error)
+    for _ in range(kept):
+        jobs.put(None)
+
+
+def _feed(conn: Any, jobs: queue.SimpleQueue, state: _State) -> None:
+    """A feeder thread: hand its replica the next queued chunk, wait for the answer, resolve the chunk's
+    future; stop at ``None``. A broken pipe marks the pool broken and fails what is queued."""
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        pages, future = job
+        if not future.set_running_or_notify_cancel():
+            continue
+        if state.broken:
+            future.set_exception(VisionError(None, state.broken))
+            continue
+        try:
+            conn.send(pages)
+            ok, value = conn.recv()
+        except (EOFError, OSError) as exc:
+            with state.lock:
+                state.broken = state.broken or (
+                    f"an OCR replica process stopped ({type(exc).__name__}); make a new predictor")
+            error = VisionError(None, state.broken)
+            future.set_exception(error)
+            _fail_pending(jobs, error)
+            return
+        if ok:
+            future.set_result(_with_inputs(pages, value))
+        else:
+            future.set_exception(value)
+
+
+def _stop(jobs: queue.SimpleQueue, feeders: list[threading.Thread], conns: list[Any], procs: list[Any]) -> None:
+    for _ in feeders:
+        jobs.put(None)
+    for thread in feeders:
+        thread.join(timeout=10)
     for conn in conns:
         try:
             conn.send(None)
@@ -114,8 +194,8 @@ def _stop(conns: list[Any], procs: list[Any]) -> None:
 class ReplicaPool:
     """``count`` replica processes of the predictor ``options`` describe; ``pool(pages) -> list[Page]``.
 
-    Calls from several threads take turns (one call uses every replica). :meth:`close` (or garbage collection,
-    or the interpreter's exit) stops the processes.
+    Thread-safe: concurrent calls queue their chunks and each idle replica takes the oldest one.
+    :meth:`close` (or garbage collection, or the interpreter's exit) stops the processes.
     """
 
     def __init__(self, options: OCROptions, count: int) -> None:
@@ -133,36 +213,49 @@ class ReplicaPool:
             child.close()
             self._conns.append(parent)
             self._procs.append(proc)
-        self._lock = threading.Lock()
-        self._broken: str | None = None
-        self._finalizer = weakref.finalize(self, _stop, self._conns, self._procs)
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._state = _State()
+        self._feeders = [threading.Thread(target=_feed, args=(conn, self._jobs, self._state), daemon=True,
+                                          name="vision-replica-feeder") for conn in self._conns]
+        for thread in self._feeders:
+            thread.start()
+        self._finalizer = weakref.finalize(self, _stop, self._jobs, self._feeders, self._conns, self._procs)
 
     def __len__(self) -> int:
         return len(self._procs)
 
+    def submit(self, pages: list[PageImage]) -> list[Future]:
+        """Queue ``pages`` as at most ``len(self)`` contiguous chunks; one future per chunk, in order, each
+        resolving to that chunk's pages.
+
+        Raises:
+            VisionError: a replica died (the pool is unusable), or the pool is closed.
+        """
+        if self._state.broken:
+            raise VisionError(None, self._state.broken)
+        if not self._finalizer.alive:
+            raise VisionError(None, "the OCR replica pool is closed")
+        futures = []
+        for part in split_evenly(len(pages), len(self._procs)) if pages else []:
+            future: Future = Future()
+            self._jobs.put((pages[part], future))
+            futures.append(future)
+        return futures
+
     def __call__(self, pages: list[PageImage]) -> list[Page]:
         """OCR ``pages`` across the replicas; the pages come back in input order."""
-        if not pages:
-            return []
-        with self._lock:
-            if self._broken:
-                raise VisionError(None, self._broken)
-            chunks = split_evenly(len(pages), len(self._conns))
-            used = self._conns[: len(chunks)]
-            try:
-                for conn, part in zip(used, chunks):
-                    conn.send(pages[part])
-                answers = [conn.recv() for conn in used]
-            except (EOFError, OSError) as exc:
-                self._broken = f"an OCR replica process stopped ({type(exc).__name__}); make a new predictor"
-                raise VisionError(None, self._broken) from exc
-        out: list[Page] = []
-        for (ok, value), part in zip(answers, chunks):
-            if not ok:
-                raise value
-            out.extend(_with_inputs(pages[part], value))
-        return out
+        return gather(self.submit(pages))
 
     def close(self) -> None:
         """Stop the replica processes (idempotent)."""
         self._finalizer()
+
+
+def gather(futures: list[Future]) -> list[Page]:
+    """The pages of :meth:`ReplicaPool.submit`'s futures, in order (a failed chunk raises its error once
+    every chunk is back, so no replica is still reading for a call that has returned)."""
+    errors = [f.exception() for f in futures]
+    for error in errors:
+        if error is not None:
+            raise error
+    return [page for f in futures for page in f.result()]
