@@ -29,6 +29,10 @@ def corpus(tmp_path: Path) -> Path:
     _page(root / "b.png", ["Quarterly report"], 26)
     _page(root / "c.png", ["Phone (919) 555 0100", "Street address", "Approved"], 20)
     (root / "d.png").write_bytes(b"\x89PNG\r\n\x1a\n damaged")
+    _page(tmp_path / "p1.png", ["First page of two"], 24)
+    _page(tmp_path / "p2.png", ["Second page", "Signed"], 24)
+    first, second = Image.open(tmp_path / "p1.png"), Image.open(tmp_path / "p2.png")
+    first.save(root / "e.pdf", save_all=True, append_images=[second], resolution=150)  # pages in one output
     return root
 
 
@@ -46,11 +50,12 @@ def test_ray_engine_writes_what_the_local_engine_writes(corpus: Path, tmp_path: 
         err = capsys.readouterr().err
         assert "d.png" in err and "error:" in err
         assert _outputs(out) == _outputs(tmp_path / "local")
-        assert sorted(_outputs(out)) == ["a.png.txt", "b.png.txt", "c.png.txt"]
+        assert sorted(_outputs(out)) == ["a.png.txt", "b.png.txt", "c.png.txt", "e.pdf.txt"]
+        assert "First page" in _outputs(out)["e.pdf.txt"] and "Signed" in _outputs(out)["e.pdf.txt"]
         (out / "b.png.txt").unlink()
         before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
         assert main(["ocr", str(corpus), "-o", str(out), "--engine", "ray", "--resume", "--no-progress"]) == 1
-        assert "2 input(s) already have their output" in capsys.readouterr().err
+        assert "3 input(s) already have their output" in capsys.readouterr().err
         assert {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.name in before} == before
         assert _outputs(out) == _outputs(tmp_path / "local")
     finally:
@@ -125,13 +130,14 @@ def test_replicas_that_cannot_start_report_why_for_every_file(corpus: Path, tmp_
 
 
 def test_ray_resources_give_cpu_nodes_one_actor_on_every_core() -> None:
-    """CPU-only clusters: one OCR actor per node on all its cores but half a core for the reads (the local
-    engine's layout); GPU clusters: one actor per GPU; ``workers`` given on CPUs: single-CPU actors."""
+    """CPU-only clusters: one OCR actor per node on all its cores, reading its documents itself (no read
+    tasks: ``None``), as the local engine does; GPU clusters: one actor per GPU and read tasks of one CPU;
+    ``workers`` given on CPUs: single-CPU actors."""
     from vision.pipelines.ocr.ray_engine import plan_resources
 
-    assert plan_resources({"CPU": 2.0}, [2.0], None) == ({"num_cpus": 1.5}, 1, 0.5, 2)
-    assert plan_resources({"CPU": 32.0}, [16.0, 16.0], None) == ({"num_cpus": 15.5}, 2, 0.5, 16)
-    assert plan_resources({"CPU": 1.0}, [1.0], None) == ({"num_cpus": 1.0}, 1, 1.0, 1)
+    assert plan_resources({"CPU": 2.0}, [2.0], None) == ({"num_cpus": 2.0}, 1, None, 2)
+    assert plan_resources({"CPU": 32.0}, [16.0, 16.0], None) == ({"num_cpus": 16.0}, 2, None, 16)
+    assert plan_resources({"CPU": 1.0}, [1.0], None) == ({"num_cpus": 1.0}, 1, None, 1)
     assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], None) == ({"num_gpus": 1.0}, 4, 1.0, None)
     assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], 2) == ({"num_gpus": 1.0}, 2, 1.0, None)
-    assert plan_resources({"CPU": 8.0}, [8.0], 3) == ({"num_cpus": 1.0}, 3, 1.0, 1)
+    assert plan_resources({"CPU": 8.0}, [8.0], 3) == ({"num_cpus": 1.0}, 3, None, 1)

@@ -1,18 +1,22 @@
 """Documents on Ray Data: ``vision ocr --engine ray`` for corpora beyond one process or one machine.
 
-::
+With GPUs::
 
     from_items(documents)              one row per document (its index and the pickled input item)
-      -> flat_map(read_rows)           tasks (1 CPU; half a core on CPU-only nodes): the caller's
-                                       ``read(item)`` (decode, render PDFs); one row per page (the pickled
-                                       PageImage, text layer included), then an "end" row with the page
-                                       count, or one "error" row
-      -> map_batches(PageOCRActor)     ActorPoolStrategy; 1 GPU per actor when the cluster has GPUs, else
-                                       one actor per node holding its CPUs but half a core for the reads
-                                       (plan_resources); each actor builds its predictor once (factory)
-                                       and returns each page's JSON (no image)
-      -> iter_rows() on the driver     pages gathered per document; once its "end" row and all its pages are
-                                       in: ``finish(item, document)`` (the CLI writes the output atomically)
+      -> flat_map(read_rows)           tasks of 1 CPU: the caller's ``read(item)`` (decode, render PDFs); one
+                                       row per page (the pickled PageImage, text layer included, and the
+                                       document's page count), an "end" row for a document of no pages, or
+                                       one "error" row
+      -> map_batches(PageOCRActor)     ActorPoolStrategy, one GPU per actor, one actor per GPU; each actor
+                                       builds its predictor once (factory) and returns each page's JSON
+                                       (no image)
+      -> iter_rows() on the driver     pages gathered per document; once all its pages are in:
+                                       ``finish(item, document)`` (the CLI writes the output atomically)
+
+On CPU-only clusters the models take every core, as in the local engine, and a page's trip through the
+object store costs more than reading it where it is read: ``map_batches(DocOCRActor)`` over the document
+rows, one actor per node holding all its CPUs, each reading its batch of documents in a thread while its
+models run (``predictor.map``) and returning each document's JSON, or its error (:func:`plan_resources`).
 
 As for video (:mod:`vision.pipelines.video.ray_engine`), writing on the driver keeps the pipeline streaming (no
 group-by barrier: results and progress arrive per document) and only the inputs must be readable by every
@@ -32,7 +36,7 @@ from vision.errors import VisionError
 from vision.pipelines._ray_rows import complete_groups
 from vision.structures import Document
 
-__all__ = ["PageOCRActor", "plan_resources", "read_rows", "run_ray"]
+__all__ = ["DocOCRActor", "PageOCRActor", "plan_resources", "read_rows", "run_ray"]
 
 
 def _row(doc: int, kind: str, *, pos: int = -1, page: bytes = b"", count: int = 0, message: str = "") -> dict:
@@ -48,7 +52,8 @@ def describe(item: Any, exc: BaseException) -> str:
 
 
 def read_rows(row: dict[str, Any], read: Callable[[Any], Any]) -> Iterator[dict[str, Any]]:
-    """Ray ``flat_map`` body: one document's pages as rows, then an ``end`` row (or one ``error`` row)."""
+    """Ray ``flat_map`` body: one document's pages as rows, each holding the page count, so an actor's batch
+    of N rows is N pages (an ``end`` row for a document of no pages; one ``error`` row for a failure)."""
     doc = int(row["doc"])
     item = pickle.loads(row["item"])
     try:
@@ -57,8 +62,9 @@ def read_rows(row: dict[str, Any], read: Callable[[Any], Any]) -> Iterator[dict[
         yield _row(doc, "error", message=describe(item, exc))
         return
     for pos, page in enumerate(pages):
-        yield _row(doc, "page", pos=pos, page=pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
-    yield _row(doc, "end", count=len(pages))
+        yield _row(doc, "page", pos=pos, page=pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL), count=len(pages))
+    if not pages:
+        yield _row(doc, "end")
 
 
 class PageOCRActor:
@@ -104,30 +110,48 @@ class PageOCRActor:
         return {**kept, "kind": kind, "message": message, "result": result}
 
 
-READ_CPUS_BESIDE_ACTOR = 0.5
-"""CPU-only clusters: the share of a node's CPUs left to the read tasks beside its OCR actor."""
+class DocOCRActor:
+    """Ray actor for CPU-only nodes: builds the predictor once, then reads and OCRs each batch's documents
+    (``predictor.map``: reading in a thread while the models run) and returns each one's JSON or error."""
+
+    def __init__(self, factory: Callable[[], Any], read: Callable[[Any], Any], threads: int | None = None) -> None:
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        self.predictor, self.read = factory(), read
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        items = [pickle.loads(b) for b in batch["item"]]
+        kind = np.full(len(items), "doc", dtype=object)
+        message = np.full(len(items), "", dtype=object)
+        result = np.full(len(items), "", dtype=object)
+        for i, (item, doc) in enumerate(zip(items, self.predictor.map(items, read=self.read, errors="return"))):
+            if isinstance(doc, BaseException):
+                kind[i], message[i] = "error", describe(item, doc)
+                continue
+            for page in doc.pages:
+                page.image = None  # only the OCR travels on
+            result[i] = doc.to_json()
+        return {"doc": batch["doc"], "kind": kind, "message": message, "result": result}
 
 
 def plan_resources(cluster: dict[str, float], node_cpus: Sequence[float], workers: int | None
-                   ) -> tuple[dict[str, float], int, float, int | None]:
+                   ) -> tuple[dict[str, float], int, float | None, int | None]:
     """``(actor resources, actors, CPUs per read task, threads per actor)`` for a cluster.
 
-    With GPUs: one GPU per actor, one actor per GPU, read tasks of one CPU. CPU only, where the models take
-    every core (as in the local engine): one actor per node holding all its CPUs but
-    :data:`READ_CPUS_BESIDE_ACTOR`, its models on as many threads as the node has cores, and read tasks of
-    that share, so pages are decoded while the models run. ``workers`` given on a CPU cluster: actors of one
-    CPU and one thread each, read tasks of one CPU.
+    With GPUs: one GPU per actor, one actor per GPU (or ``workers``), read tasks of one CPU. CPU only, where
+    the models take every core (as in the local engine): one actor per node holding all its CPUs, its
+    models on as many threads as the node has cores, reading its documents itself (read tasks ``None``:
+    :class:`DocOCRActor`); ``workers`` given on a CPU cluster: that many actors of one CPU and one thread.
     """
     gpus = int(cluster.get("GPU", 0))
     if gpus >= 1:
         return {"num_gpus": 1.0}, workers or gpus, 1.0, None
     if workers:
-        return {"num_cpus": 1.0}, workers, 1.0, 1
+        return {"num_cpus": 1.0}, workers, None, 1
     cores = min(node_cpus) if node_cpus else float(cluster.get("CPU", 1))
-    if cores < 1 + READ_CPUS_BESIDE_ACTOR:
-        return {"num_cpus": 1.0}, 1, 1.0, 1
-    return ({"num_cpus": cores - READ_CPUS_BESIDE_ACTOR}, max(1, len(node_cpus)), READ_CPUS_BESIDE_ACTOR,
-            int(cores))
+    return {"num_cpus": max(1.0, cores)}, max(1, len(node_cpus)), None, max(1, int(cores))
 
 
 def _resources(ray: Any, workers: int | None) -> tuple[dict[str, float], int, float, int | None]:
@@ -154,7 +178,7 @@ def run_ray(
         read, factory, finish: picklable callables: pages of an item; the predictor (built once per actor);
             what to do with a finished document (run on the driver; e.g. write it atomically).
         workers: OCR actors (default: one per GPU of the cluster, else one per node: :func:`plan_resources`).
-        pages_per_batch: pages per actor call.
+        pages_per_batch: pages per actor call (on CPU-only clusters: documents per actor call).
         address: cluster to join when Ray is not initialised yet (``None``: ``RAY_ADDRESS`` or a local one).
         progress: Ray Data's progress bars.
         init_kwargs: more ``ray.init`` arguments (``num_cpus`` for a local instance).
@@ -172,10 +196,16 @@ def run_ray(
         resources, actors, read_cpus, threads = _resources(ray, workers)
         rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
         ds = ray.data.from_items(rows, override_num_blocks=len(rows))
-        ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
-        ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory, "threads": threads},
-                            batch_size=pages_per_batch, batch_format="numpy",
-                            compute=ray.data.ActorPoolStrategy(size=actors), **resources)
+        if read_cpus is None:  # CPU-only: the actors read their documents themselves
+            ds = ds.map_batches(DocOCRActor, fn_constructor_kwargs={"factory": factory, "read": read,
+                                                                    "threads": threads},
+                                batch_size=pages_per_batch, batch_format="numpy",
+                                compute=ray.data.ActorPoolStrategy(size=actors), **resources)
+        else:
+            ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
+            ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory, "threads": threads},
+                                batch_size=pages_per_batch, batch_format="numpy",
+                                compute=ray.data.ActorPoolStrategy(size=actors), **resources)
         yield from _gather(ds.iter_rows(), items, finish)
     finally:
         if started:
@@ -185,13 +215,18 @@ def run_ray(
 def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], Any]) -> Iterator[tuple[Any, str | None]]:
     """Collect each document's pages; finish a document once its page count and all its pages are in."""
     closed: set[int] = set()
-    for doc, parts, end in complete_groups(rows, key=lambda row: int(row["doc"]), part="page", count="count"):
+    for doc, parts, end in complete_groups(_whole_as_parts(rows), key=lambda row: int(row["doc"]), part="page",
+                                           count="count"):
         closed.add(doc)
         if parts is None:
             yield items[doc], str(end["message"])
             continue
-        ordered = [Document.from_json(r["result"]).pages[0] for r in sorted(parts, key=lambda r: int(r["pos"]))]
-        document = Document(pages=ordered, source=ordered[0].source if ordered else None)
+        if str(end["kind"]) == "doc":  # read and OCR'd whole by a DocOCRActor
+            document = Document.from_json(end["result"])
+        else:
+            ordered = [Document.from_json(r["result"]).pages[0]
+                       for r in sorted(parts, key=lambda r: int(r["pos"]))]
+            document = Document(pages=ordered, source=ordered[0].source if ordered else None)
         try:
             finish(items[doc], document)
         except Exception as exc:  # noqa: BLE001 - e.g. the output folder cannot be written
@@ -200,3 +235,9 @@ def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], A
         yield items[doc], None
     for doc in sorted(set(range(len(items))) - closed):  # only when Ray lost rows: never a partial document
         yield items[doc], describe(items[doc], VisionError(None, "the Ray pipeline ended before all pages arrived"))
+
+
+def _whole_as_parts(rows: Any) -> Iterator[dict[str, Any]]:
+    """A ``doc`` row (a whole document) as a group of no parts that is complete at once."""
+    for row in rows:
+        yield {**row, "count": 0} if str(row["kind"]) == "doc" else row
