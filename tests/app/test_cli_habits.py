@@ -24,6 +24,23 @@ def test_version_answers_without_importing_torch():
     assert run.stdout.strip().startswith("vision ")
 
 
+def test_the_ray_driver_never_imports_torch(tmp_path):
+    """``vision ocr --engine ray`` (with ``--lang``): only the actors build models; the driver stays light."""
+    from PIL import Image
+
+    Image.new("RGB", (64, 32), "white").save(tmp_path / "a.png")
+    code = (
+        "import sys; import vision.pipelines.ocr.ray_engine as engine; "
+        "engine.run_ray = lambda jobs, **kw: iter([(job, None) for job in jobs]); "
+        "from vision.app.cli import main; "
+        f"code = main(['ocr', {str(tmp_path)!r}, '-o', {str(tmp_path / 'out')!r}, '--engine', 'ray', '-l', 'de', "
+        "'--no-progress']); "
+        "assert code == 0, code; assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "blocked", "extra"),
     [(["serve"], "uvicorn", "serve"), (["ui"], "gradio", "ui")],

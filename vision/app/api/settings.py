@@ -38,8 +38,9 @@ _CONFIG_ENV = "VISION_CONFIG_FILE"
 
 SERVICE_GPU_REPLICAS = 4
 """``models.replicas`` on a CUDA device when not set. One H200 with 16 cores under 64 clients posting the
-sample page (``benchmarks/load_test.py``): 4, 6 and 12 replicas read 40.7, 38.5 and 35.8 pages/s, one
-replica 13.9-15.5; past 4 the front process (HTTP, decoding, dependencies), not the models, bounds it."""
+sample page (``benchmarks/load_test.py``, ``docs/service.md``): 4, 6 and 12 replicas read 40.7, 38.5 and
+35.0-35.8 pages/s, one replica 13.9-15.5; past 4 the front process (HTTP, decoding, dependencies), not the
+models, bounds it."""
 
 
 class _Group(BaseModel):

@@ -18,8 +18,10 @@ Text in a script no shipped model reads is refused here (``lang="ru"``) and flag
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from vision.predictors.recognition.lexicon import Lexicon, load_lexicon
+if TYPE_CHECKING:  # the lexicon module imports torch; parse_lang (the CLI's check) must not
+    from vision.predictors.recognition.lexicon import Lexicon
 
 __all__ = ["LANGUAGES", "UNSUPPORTED", "lexicon_for", "parse_lang", "recognizer_for"]
 
@@ -74,6 +76,8 @@ def parse_lang(lang: str | None) -> tuple[str, ...]:
 @lru_cache(maxsize=8)
 def lexicon_for(lang: str | None, prior: float = 10.0) -> Lexicon:
     """The lexicon of ``lang``: the union of its languages' word lists (English for the default)."""
+    from vision.predictors.recognition.lexicon import Lexicon, load_lexicon
+
     codes = parse_lang(lang) or ("en",)
     if len(codes) == 1:
         return load_lexicon(codes[0], prior)
