@@ -195,13 +195,14 @@ def run_ray(
         ray.data.DataContext.get_current().enable_progress_bars = progress
         resources, actors, read_cpus, threads = _resources(ray, workers)
         rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
-        ds = ray.data.from_items(rows, override_num_blocks=len(rows))
-        if read_cpus is None:  # CPU-only: the actors read their documents themselves
+        if read_cpus is None:  # CPU-only: the actors read their documents themselves, a batch per block
+            ds = ray.data.from_items(rows, override_num_blocks=-(-len(rows) // pages_per_batch))
             ds = ds.map_batches(DocOCRActor, fn_constructor_kwargs={"factory": factory, "read": read,
                                                                     "threads": threads},
                                 batch_size=pages_per_batch, batch_format="numpy",
                                 compute=ray.data.ActorPoolStrategy(size=actors), **resources)
-        else:
+        else:  # a block per document: each read task reads one
+            ds = ray.data.from_items(rows, override_num_blocks=len(rows))
             ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
             ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory, "threads": threads},
                                 batch_size=pages_per_batch, batch_format="numpy",
