@@ -133,7 +133,8 @@ class DocOCRActor:
             for page in doc.pages:
                 page.image = None  # only the OCR travels on
             result[i] = doc.to_json()
-        return {"doc": batch["doc"], "kind": kind, "message": message, "result": result}
+        count = np.zeros(len(items), dtype=np.int64)  # a whole document: complete with no part rows
+        return {"doc": batch["doc"], "kind": kind, "message": message, "result": result, "count": count}
 
 
 def plan_resources(cluster: dict[str, float], node_cpus: Sequence[float], workers: int | None
@@ -197,16 +198,13 @@ def run_ray(
         rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
         if read_cpus is None:  # CPU-only: the actors read their documents themselves, a batch per block
             ds = ray.data.from_items(rows, override_num_blocks=-(-len(rows) // pages_per_batch))
-            ds = ds.map_batches(DocOCRActor, fn_constructor_kwargs={"factory": factory, "read": read,
-                                                                    "threads": threads},
-                                batch_size=pages_per_batch, batch_format="numpy",
-                                compute=ray.data.ActorPoolStrategy(size=actors), **resources)
+            actor, kwargs = DocOCRActor, {"factory": factory, "read": read, "threads": threads}
         else:  # a block per document: each read task reads one
             ds = ray.data.from_items(rows, override_num_blocks=len(rows))
             ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
-            ds = ds.map_batches(PageOCRActor, fn_constructor_kwargs={"factory": factory, "threads": threads},
-                                batch_size=pages_per_batch, batch_format="numpy",
-                                compute=ray.data.ActorPoolStrategy(size=actors), **resources)
+            actor, kwargs = PageOCRActor, {"factory": factory, "threads": threads}
+        ds = ds.map_batches(actor, fn_constructor_kwargs=kwargs, batch_size=pages_per_batch, batch_format="numpy",
+                            compute=ray.data.ActorPoolStrategy(size=actors), **resources)
         yield from _gather(ds.iter_rows(), items, finish)
     finally:
         if started:
@@ -216,8 +214,7 @@ def run_ray(
 def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], Any]) -> Iterator[tuple[Any, str | None]]:
     """Collect each document's pages; finish a document once its page count and all its pages are in."""
     closed: set[int] = set()
-    for doc, parts, end in complete_groups(_whole_as_parts(rows), key=lambda row: int(row["doc"]), part="page",
-                                           count="count"):
+    for doc, parts, end in complete_groups(rows, key=lambda row: int(row["doc"]), part="page", count="count"):
         closed.add(doc)
         if parts is None:
             yield items[doc], str(end["message"])
@@ -236,9 +233,3 @@ def _gather(rows: Any, items: Sequence[Any], finish: Callable[[Any, Document], A
         yield items[doc], None
     for doc in sorted(set(range(len(items))) - closed):  # only when Ray lost rows: never a partial document
         yield items[doc], describe(items[doc], VisionError(None, "the Ray pipeline ended before all pages arrived"))
-
-
-def _whole_as_parts(rows: Any) -> Iterator[dict[str, Any]]:
-    """A ``doc`` row (a whole document) as a group of no parts that is complete at once."""
-    for row in rows:
-        yield {**row, "count": 0} if str(row["kind"]) == "doc" else row
