@@ -119,6 +119,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--errors", type=int, default=0, help="also print the first N misread crops")
     parser.add_argument("--lexicon", default="en", help='lexicon-aware decoding: a bundled lexicon ("en", the '
                         'predictor\'s default) or "none" for plain greedy CTC decoding')
+    parser.add_argument("--no-slanted", dest="slanted", action="store_false",
+                        help="read each crop once: no sheared second readings of unsure slanted words "
+                        "(vision.predictors.recognition.tilt)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,14 +132,14 @@ def run(args: argparse.Namespace) -> int:
     weights = None if str(args.weights).lower() == "none" else args.weights
     lexicon = None if str(args.lexicon).lower() == "none" else args.lexicon
     predictor = recognition_predictor(args.arch, weights=weights, device=args.device, batch_size=args.batch_size,
-                                      lexicon=lexicon)
+                                      lexicon=lexicon, slanted=args.slanted)
     predictor(images[:64])  # warm-up (thread pools, allocator) kept out of the timing
     start = time.perf_counter()
     results = predictor(images)
     elapsed = time.perf_counter() - start
     scores = score_texts([t for t, _ in results], truths)
     report = {"set": str(args.data), "arch": predictor.arch, "weights": str(args.weights), "lexicon": lexicon,
-              "device": str(predictor.device), **asdict(scores), "crops_per_s": len(images) / max(elapsed, 1e-9)}
+              "slanted": args.slanted, "device": str(predictor.device), **asdict(scores), "crops_per_s": len(images) / max(elapsed, 1e-9)}
     if args.json:
         print(json.dumps(report))
     else:

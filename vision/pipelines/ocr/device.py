@@ -13,7 +13,8 @@ frame counts come from host-side box coordinates.
 
 Crops the host path treats specially go through the predictor unchanged: crops wider than its
 ``max_width`` once resized (split into overlapping chunks there) and tall crops (read turned by 90 degrees
-there).
+there). On photos, unsure readings of slanted words are read again from host crops
+(:mod:`vision.predictors.recognition.tilt`), as the host path reads them.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.predictors.recognition.preprocess import BUCKET, HEIGHT
 from vision.ops.boxes import pixel_boxes
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
 from vision.ops.transfer import to_device
 from vision.pipelines.base import PageState
+from vision.predictors.recognition.preprocess import BUCKET, HEIGHT
+from vision.predictors.recognition.tilt import BELOW
 
 __all__ = ["DeviceRecognizeStage", "device_batches", "device_page"]
 
@@ -212,22 +214,37 @@ class DeviceRecognizeStage:
                 texts, confidences = p.read_batch(crops[part], widths[part])
                 for (si, k), text, conf in zip(keys[part], texts, confidences):
                     states[si].texts[k] = (text, float(conf))
+        self._reread_unsure(states, todo)
         self._read_special(states, special)
         for s in states:
             s.device_image = None  # frees the device copy: later stages read the host image
         return states
 
-    def _read_special(self, states: list[PageState], special: dict[int, np.ndarray]) -> None:
+    def _host_crops(self, states: list[PageState], picked: dict[int, np.ndarray]
+                    ) -> tuple[list[np.ndarray], list[tuple[int, int]]]:
         crops, keys = [], []
-        for si, words in special.items():
+        for si, words in picked.items():
             s = states[si]
             if len(words):
-                cut = (
-                    box_crops(s.image, s.boxes[words])
-                    if self.straight
-                    else polygon_crops(s.image, s.polygons[words])
-                )
-                crops += cut
+                crops += box_crops(s.image, s.boxes[words]) if self.straight else polygon_crops(s.image, s.polygons[words])
                 keys += [(si, int(k)) for k in words]
+        return crops, keys
+
+    def _reread_unsure(self, states: list[PageState], todo: dict[int, np.ndarray]) -> None:
+        """Unsure readings of photos (of every page with a ``slanted`` predictor, as its own calls do) read
+        again from host crops, sheared (the predictor's ``reread_slanted``), as :class:`RecognizeStage` does."""
+        if not hasattr(self.predictor, "reread_slanted"):
+            return
+        every = bool(getattr(self.predictor, "slanted", False))
+        unsure = {si: np.array([k for k in words if states[si].texts[k][1] < BELOW], dtype=np.int64)
+                  for si, words in todo.items() if every or states[si].photo}
+        crops, keys = self._host_crops(states, unsure)
+        if crops:
+            first = [states[si].texts[k] for si, k in keys]
+            for (si, k), result in zip(keys, self.predictor.reread_slanted(crops, first)):
+                states[si].texts[k] = result
+
+    def _read_special(self, states: list[PageState], special: dict[int, np.ndarray]) -> None:
+        crops, keys = self._host_crops(states, special)
         for (si, k), result in zip(keys, self.predictor(crops) if crops else []):
             states[si].texts[k] = result

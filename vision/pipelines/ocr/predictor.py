@@ -327,7 +327,7 @@ def ocr_predictor(
 
         reco_predictor = recognition_predictor(
             o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
-            onnx=o.onnx, lang=o.lang, compile=compile)
+            onnx=o.onnx, lang=o.lang, compile=compile, slanted=False)  # photos only: RecognizeStage
     photo_predictor = None
     if own_detector and _photo_detector(o):  # built on the first photo: documents never load it
         from functools import partial

@@ -83,7 +83,12 @@ class CropStage:
 
 
 class RecognizeStage:
-    """Read the crops of every page of the batch in one recognizer call, then hand texts back per page."""
+    """Read the crops of every page of the batch in one recognizer call, then hand texts back per page.
+
+    On photos (``PageState.photo``), unsure readings of slanted words are read again sheared (the predictor's
+    ``reread_slanted``, :mod:`vision.predictors.recognition.tilt`) unless the predictor does it for every
+    crop itself (``slanted=True``); scans and rendered pages keep their straight reading.
+    """
 
     def __init__(self, predictor: Callable[[list[np.ndarray]], list[tuple[str, float]]]) -> None:
         self.predictor = predictor
@@ -92,6 +97,13 @@ class RecognizeStage:
         todo = [s for s in states if s.needs_ocr]
         flat = [c for s in todo for c in s.crops]
         texts = self.predictor(flat) if flat else []
+        reread = getattr(self.predictor, "reread_slanted", None)
+        if reread is not None and not getattr(self.predictor, "slanted", False):
+            at = np.cumsum([0] + [len(s.crops) for s in todo])
+            photos = [i for s, a, b in zip(todo, at[:-1], at[1:]) if s.photo for i in range(a, b)]
+            if photos:
+                for i, result in zip(photos, reread([flat[i] for i in photos], [texts[i] for i in photos])):
+                    texts[i] = result
         start = 0
         for s in todo:
             s.texts = list(texts[start : start + len(s.crops)])

@@ -7,7 +7,8 @@ dimension is dynamic and rows are padded to a power of two, :func:`.preprocess.p
 stays under 32 columns per crop (the padded frames are also excluded from decoding). Crops wider than
 ``max_width`` are split into overlapping chunks whose per-frame outputs are stitched
 (``vision.ops.ctc.stitch_frames``) before decoding, so long lines never get squeezed. Tall crops (vertical
-text) are also read rotated by 90 degrees both ways and the most confident reading wins.
+text) are also read rotated by 90 degrees both ways and the most confident reading wins; unsure readings
+are read again straightened by a shear (:mod:`.tilt`, slanted words in axis-aligned crops).
 
 Resizing to height 32 runs where ``resize`` says. ``"host"`` (the default on the CPU, where ``cv2`` is the
 fastest): per crop, the host resizes (``cv2`` in a thread pool, into the batch's uint8 staging array).
@@ -63,6 +64,7 @@ from vision.predictors.recognition.preprocess import (
     resize_to_height,
     resized_widths,
 )
+from vision.predictors.recognition.tilt import reread_slanted
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -90,7 +92,7 @@ class RecognitionPredictor:
                  batch_size: int = 128, max_width: int = 192, overlap: int = 64, rotate_tall: bool = True,
                  pad_batches: bool = False, bucket: int = BUCKET, workers: int | None = None,
                  lexicon: Lexicon | None = None, resize: Literal["host", "device"] | None = None,
-                 lanes: int = 1, min_rows: int = MIN_ROWS) -> None:
+                 lanes: int = 1, min_rows: int = MIN_ROWS, slanted: bool = True) -> None:
         if lanes < 1 or min_rows < 1:
             raise ValueError(f"lanes and min_rows must be positive, got {lanes} and {min_rows}")
         if max_width % BUCKET or overlap % STRIDE or not 0 <= overlap < max_width or bucket % BUCKET:
@@ -103,7 +105,7 @@ class RecognitionPredictor:
         self.batch_size, self.max_width, self.overlap = batch_size, max_width, overlap
         self.rotate_tall, self.pad_batches, self.bucket = rotate_tall, pad_batches, bucket
         self.workers = workers or min(8, os.cpu_count() or 1)
-        self.lexicon, self.lanes, self.min_rows = lexicon, lanes, min_rows
+        self.lexicon, self.lanes, self.min_rows, self.slanted = lexicon, lanes, min_rows, slanted
         self._pool: ThreadPoolExecutor | None = None
         self._lane_pool: ThreadPoolExecutor | None = None
         self._cuda = device.type == "cuda"
@@ -131,7 +133,14 @@ class RecognitionPredictor:
                     upright = results[i][1] if len(results[i][0]) >= 2 else 0.0  # blank: no evidence
                     if len(text) >= 3 and conf > upright + 0.1:
                         results[i] = (text, conf)
-        return results
+        return self.reread_slanted(arrays, results) if self.slanted else results
+
+    def reread_slanted(self, crops: Sequence[np.ndarray], results: list[tuple[str, float]]
+                       ) -> list[tuple[str, float]]:
+        """``results`` (readings of the RGB ``crops``) with the unsure readings of slanted crops read again
+        straightened by a shear (:mod:`.tilt`: words photographed at an angle in an axis-aligned crop).
+        ``__call__`` does it itself with ``slanted=True``; the OCR pipeline does it for photos only."""
+        return reread_slanted(self._read, crops, results)
 
     def is_tall(self, sizes: np.ndarray) -> np.ndarray:
         """``bool[N]``: crops of ``sizes`` (``[N, (h, w)]`` pixels) also read turned by 90 degrees both ways
@@ -370,6 +379,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
             default English one (unless ``lexicon`` names another), and a language-specific model is used
             when one ships.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``,
+            ``slanted`` (unsure readings read again sheared, :mod:`.tilt`; default on),
             ``resize``: ``"host"`` (CPU default) or ``"device"`` (CUDA default), see the module docstring)...
     """
     if lang:
