@@ -58,7 +58,7 @@ def test_pipeline_reads_the_same_on_device_and_host(recognizer):
     image, _ = render_page()
     host = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer)
     device = ocr_predictor(det_predictor=InkDetector(), reco_predictor=recognizer, crops_on_device=True)
-    assert device.pipeline.names == ["read", "text_layer", "polarity", "detect", "photo", "recognize", "sparse", "script", "layout", "structure"]
+    assert device.pipeline.names == ["read", "text_layer", "polarity", "detect", "photo", "recognize", "show_through", "sparse", "script", "layout", "structure"]
     a, b = host([image]), device([image])
     assert [(w.value, w.geometry) for w in a.words()] == [(w.value, w.geometry) for w in b.words()]
     conf_a = np.array([w.confidence for w in a.words()])

@@ -106,7 +106,7 @@ def test_skewed_page_with_rotated_boxes(angle):
     angles = np.degrees(np.arctan2(top[:, 1], top[:, 0]))  # min-area rectangles of ink: descenders tilt some
     assert np.median(angles) == pytest.approx(angle, abs=1.0)
     assert _ocr(assume_straight_pages=False).pipeline.names == [
-        "read", "text_layer", "polarity", "detect", "photo", "deskew", "crop", "recognize", "sparse", "script", "layout", "structure"
+        "read", "text_layer", "polarity", "detect", "photo", "deskew", "crop", "recognize", "show_through", "sparse", "script", "layout", "structure"
     ]
     straight = _ocr()([image]).pages[0]
     assert straight.render().split("\n") != TEXT  # upright boxes on a skewed page mix lines and words
@@ -135,7 +135,7 @@ def test_a_stage_can_be_swapped():
     counting = InkDetector()
     predictor.pipeline = predictor.pipeline.replace("detect", DetectStage(counting))
     assert predictor([image]).pages[0].render().split("\n") == TEXT and counting.calls == 1
-    assert predictor.pipeline.names == ["read", "text_layer", "polarity", "detect", "photo", "crop", "recognize", "sparse", "script", "layout", "structure"]
+    assert predictor.pipeline.names == ["read", "text_layer", "polarity", "detect", "photo", "crop", "recognize", "show_through", "sparse", "script", "layout", "structure"]
     with pytest.raises(KeyError):
         predictor.pipeline.replace("nope", counting)
     with pytest.raises(ValueError):
@@ -160,7 +160,7 @@ def test_options_are_typed_and_validated():
     with pytest.raises(AttributeError):
         options.detect_orientation = False  # frozen
     pipe = build_pipeline(options, InkDetector(), TemplateReader())
-    assert pipe.names == ["read", "text_layer", "polarity", "orientation", "detect", "photo", "crop", "recognize", "sparse", "script", "layout", "structure"]
+    assert pipe.names == ["read", "text_layer", "polarity", "orientation", "detect", "photo", "crop", "recognize", "show_through", "sparse", "script", "layout", "structure"]
     assert isinstance(OCRPredictor(pipe, options)([render_page()[0]]), Document)
 
 

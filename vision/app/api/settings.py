@@ -132,6 +132,13 @@ class ModelSettings(_Group):
         description="pages with fewer readings drop lone symbols and single characters (OCROptions.sparse; "
         "80 for photos and screens; None or 0: every reading kept)",
     )
+    show_through: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="drop words fainter than this share of the page's darkest text: the next sheet or the back "
+        "of thin paper showing through (OCROptions.show_through; None: 0.25; 0 keeps every word)",
+    )
     photo: Literal["auto", "on", "off"] | None = Field(
         None,
         description="the page-versus-photo gate (OCROptions.photo): auto tells photos from documents and "

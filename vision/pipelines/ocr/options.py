@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vision.pipelines.ocr.photo import PhotoOptions
 from vision.pipelines.ocr.reading_order import LayoutOptions
+from vision.pipelines.ocr.show_through import ShowThroughOptions
 from vision.pipelines.ocr.sparse import SparseOptions
 from vision.pipelines.ocr.structure import StructureOptions
 
@@ -71,6 +72,9 @@ class OCROptions:
             picks the recognizer's lexicons (and a language-specific model when one ships); ``None``: English
             lexicon, Latin-script model.
         check_script: flag words in a script no shipped recognizer reads (low confidence, page warning).
+        show_through: drop the faint text that shows through thin paper from the next sheet or the back of the
+            page (:mod:`vision.pipelines.ocr.show_through`; not on photos); ``ShowThroughOptions(ratio=0)``
+            keeps it.
         sparse: on every page with few readings, drop lone symbols and single characters
             (:mod:`vision.pipelines.ocr.sparse`); off by default (photos get the rule through ``photo``).
         photo: the page-versus-photo gate (:mod:`vision.pipelines.ocr.photo`): pages it calls photos are
@@ -103,6 +107,7 @@ class OCROptions:
     onnx: bool | None = None
     lang: str | None = None
     check_script: bool = True
+    show_through: ShowThroughOptions = field(default_factory=ShowThroughOptions)
     sparse: SparseOptions = field(default_factory=SparseOptions)
     photo: PhotoOptions = field(default_factory=PhotoOptions)
     replicas: int = 1
@@ -172,7 +177,7 @@ def parse_weights(text: str | None) -> str | None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device``,
-    ``--precision``, ``--compile``, ``--sparse-words``, ``--photo`` and ``-l/--lang``."""
+    ``--precision``, ``--compile``, ``--sparse-words``, ``--show-through``, ``--photo`` and ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
@@ -186,6 +191,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--sparse-words", type=int, default=None, metavar="N",
         help="every page with fewer than N readings drops lone symbols and single characters (default 0: "
         "only on photos, see --photo; table crops lose real cells with it)")
+    parser.add_argument(
+        "--show-through", type=float, default=None, metavar="RATIO",
+        help="drop words fainter than RATIO x the page's darkest text where they are a fifth of its words or "
+        "more: the next sheet or the back of the page showing through thin paper (default 0.25; 0 keeps every "
+        "word; photos are never touched)")
     parser.add_argument(
         "--photo", choices=("auto", "on", "off"), default=None,
         help="read photos (few words on a natural background) with the photo detector and drop lone "
@@ -209,6 +219,8 @@ def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROpti
         **({"lang": args.lang} if getattr(args, "lang", None) else {}),
         **({"sparse": SparseOptions(max_words=args.sparse_words)}
            if getattr(args, "sparse_words", None) is not None else {}),
+        **({"show_through": ShowThroughOptions(ratio=args.show_through)}
+           if getattr(args, "show_through", None) is not None else {}),
         **({"photo": PhotoOptions(mode=args.photo)} if getattr(args, "photo", None) else {}),
         **_speed(args),
         **changes,

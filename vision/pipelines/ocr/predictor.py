@@ -1,7 +1,7 @@
 """End-to-end OCR: ``ocr_predictor()`` and the stages it composes.
 
     read -> (rectify) -> text_layer -> (orientation) -> detect -> photo -> (deskew) -> crop -> recognize
-    -> sparse -> script -> layout -> (structure)  =>  Document
+    -> show_through -> sparse -> script -> layout -> (structure)  =>  Document
 
 The stages themselves are in :mod:`vision.pipelines.ocr.stages`.
 
@@ -28,6 +28,7 @@ from vision.pipelines.ocr.orientation import DeskewStage, OrientationStage
 from vision.pipelines.ocr.photo import PhotoStage
 from vision.pipelines.ocr.polarity import PolarityStage
 from vision.pipelines.ocr.rectify import RectifyStage
+from vision.pipelines.ocr.show_through import ShowThroughStage
 from vision.pipelines.ocr.sparse import SparseOptions, SparseStage
 from vision.pipelines.ocr.stages import (
     CropStage,
@@ -232,6 +233,8 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    if options.show_through.ratio > 0:
+        stages.append(("show_through", ShowThroughStage(options.show_through)))
     photo_sparse = SparseOptions(max_words=options.photo.sparse_words) if options.photo.mode != "off" else None
     if options.sparse.max_words > 0 or (photo_sparse is not None and photo_sparse.max_words > 0):
         stages.append(("sparse", SparseStage(options.sparse, photos=photo_sparse)))
