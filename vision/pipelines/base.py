@@ -120,6 +120,17 @@ class PageState:
     def needs_ocr(self) -> bool:
         return not self.from_text_layer
 
+    def keep_words(self, keep: np.ndarray) -> None:
+        """Keep the detected words where ``keep`` (``bool[N]``) is true: their texts (once read), boxes,
+        polygons and scores alike."""
+        keep = np.asarray(keep, dtype=bool)
+        if self.texts is not None and len(self.texts) == len(keep):
+            self.texts = [t for t, k in zip(self.texts, keep) if k]
+        for name in ("boxes", "polygons", "scores"):
+            value = getattr(self, name)
+            if value is not None and len(value) == len(keep):
+                setattr(self, name, value[keep])
+
 
 def _check_image(image: Any, source: str) -> np.ndarray:
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:

@@ -134,13 +134,6 @@ class ShowThroughStage:
             read = s.texts is not None and len(s.texts) == len(boxes)
             confidences = np.array([c for _, c in s.texts]) if read else None
             faint = faint_words(grey, boxes, self.options, confidences)
-            if not faint.any():
-                continue
-            keep = ~faint
-            if read:
-                s.texts = [t for t, k in zip(s.texts, keep) if k]
-            for name in ("boxes", "polygons", "scores"):
-                value = getattr(s, name)
-                if value is not None and len(value) == len(keep):
-                    setattr(s, name, value[keep])
+            if faint.any():
+                s.keep_words(~faint)
         return states

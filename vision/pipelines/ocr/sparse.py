@@ -104,11 +104,6 @@ class SparseStage:
                 continue
             h, w = s.image.shape[:2]
             keep = sparse_keep(list(s.texts), np.asarray(s.boxes, np.float64) * [w, h, w, h], options)
-            if keep.all():
-                continue
-            s.texts = [t for t, k in zip(s.texts, keep) if k]
-            for name in ("boxes", "polygons", "scores"):
-                value = getattr(s, name)
-                if value is not None and len(value) == len(keep):
-                    setattr(s, name, value[keep])
+            if not keep.all():
+                s.keep_words(keep)
         return states
