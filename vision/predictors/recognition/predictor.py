@@ -64,7 +64,7 @@ from vision.predictors.recognition.preprocess import (
     resize_to_height,
     resized_widths,
 )
-from vision.predictors.recognition.tilt import reread_slanted
+from vision.predictors.recognition.tilt import reread_slanted, reread_turned
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -124,22 +124,13 @@ class RecognitionPredictor:
             raise ValueError("pass a list of crops (a single HxWxC array is ambiguous)")
         arrays = [as_rgb_array(c, i) for i, c in enumerate(crops)]
         sizes = np.array([a.shape[:2] for a in arrays], np.int64).reshape(-1, 2)  # [N, (h, w)]
-        results = self._read(arrays, sizes)
-        tall = np.flatnonzero(self.is_tall(sizes)).tolist()
-        if tall:
-            for k in (1, 3):  # 90 degrees counter-clockwise, then clockwise
-                rotated = self._read([np.ascontiguousarray(np.rot90(arrays[i], k)) for i in tall])
-                for i, (text, conf) in zip(tall, rotated):
-                    upright = results[i][1] if len(results[i][0]) >= 2 else 0.0  # blank: no evidence
-                    if len(text) >= 3 and conf > upright + 0.1:
-                        results[i] = (text, conf)
+        results = reread_turned(self._read, arrays, self._read(arrays, sizes), self.is_tall(sizes))
         return self.reread_slanted(arrays, results) if self.slanted else results
 
     def reread_slanted(self, crops: Sequence[np.ndarray], results: list[tuple[str, float]]
                        ) -> list[tuple[str, float]]:
-        """``results`` (readings of the RGB ``crops``) with the unsure readings of slanted crops read again
-        straightened by a shear (:mod:`.tilt`: words photographed at an angle in an axis-aligned crop).
-        ``__call__`` does it itself with ``slanted=True``; the OCR pipeline does it for photos only."""
+        """``results`` of the RGB ``crops`` with unsure slanted words read again sheared (:mod:`.tilt`); ``__call__``
+        does it with ``slanted=True``, the OCR pipeline on photos only."""
         return reread_slanted(self._read, crops, results)
 
     def is_tall(self, sizes: np.ndarray) -> np.ndarray:
@@ -378,8 +369,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         lang: the document's languages (``"de"``, ``"de+fr"``; :mod:`.languages`): their lexicons replace the
             default English one (unless ``lexicon`` names another), and a language-specific model is used
             when one ships.
-        options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``,
-            ``slanted`` (unsure readings read again sheared, :mod:`.tilt`; default on),
+        options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``, ``slanted``,
             ``resize``: ``"host"`` (CPU default) or ``"device"`` (CUDA default), see the module docstring)...
     """
     if lang:

@@ -1,4 +1,5 @@
-"""Second readings of slanted words: the crop straightened by a vertical shear, the most confident reading kept.
+"""Second readings of turned and slanted words: vertical text turned by 90 degrees (:func:`reread_turned`), and
+slanted text straightened by a vertical shear (:func:`reread_slanted`); the most confident reading is kept.
 
 A word photographed at an angle and cut along its axis-aligned box (a detector's straight box, or ICDAR
 2015's crops) runs diagonally through the crop; the recognizer reads rows of height 32 and loses it. For a
@@ -23,7 +24,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-__all__ = ["BELOW", "SLOPES", "estimate_slope", "reread_slanted", "shear_band"]
+__all__ = ["BELOW", "SLOPES", "estimate_slope", "reread_slanted", "reread_turned", "shear_band"]
 
 SLOPES: tuple[float, ...] = (-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 """Slopes measured (tan of up to about 27 degrees, both ways)."""
@@ -82,6 +83,25 @@ def estimate_slope(crop: np.ndarray) -> tuple[int, np.ndarray]:
     level = SLOPES.index(0.0)
     k = int(np.argmin(rows))
     return (level if rows[k] >= rows[level] else k), rows
+
+
+def reread_turned(
+    read: Callable[[list[np.ndarray]], list[tuple[str, float]]],
+    crops: Sequence[np.ndarray],
+    results: list[tuple[str, float]],
+    tall: np.ndarray,
+) -> list[tuple[str, float]]:
+    """``results`` with the crops flagged ``tall`` (vertical text) read again turned by 90 degrees both ways: a
+    turned reading of 3+ characters replaces the upright one when 0.1 more confident (a blank or one-character
+    upright reading counts as no evidence)."""
+    results = list(results)
+    tall_ids = np.flatnonzero(tall).tolist()
+    for k in (1, 3) if tall_ids else ():  # 90 degrees counter-clockwise, then clockwise
+        for i, (text, conf) in zip(tall_ids, read([np.ascontiguousarray(np.rot90(crops[i], k)) for i in tall_ids])):
+            upright = results[i][1] if len(results[i][0]) >= 2 else 0.0
+            if len(text) >= 3 and conf > upright + 0.1:
+                results[i] = (text, conf)
+    return results
 
 
 def reread_slanted(
