@@ -14,6 +14,7 @@ from vision.io.page import PageImage
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.options import add_model_arguments, options_from_args, options_with
 from vision.pipelines.ocr.photo import PHOTO_DETECTOR, PhotoOptions, PhotoStage, is_photo, page_stats
+from vision.pipelines.ocr.polarity import PolarityStage
 from vision.pipelines.ocr.predictor import build_pipeline
 from vision.pipelines.ocr.stages import DetectStage
 
@@ -68,6 +69,30 @@ def test_photos_are_detected_again_by_the_photo_detector() -> None:
     assert all(s.boxes is not None for s in states)
     detect([picture])  # detected pages are not detected again
     assert photos.calls == 1
+
+
+class _Seen(InkDetector):
+    """An ink detector that keeps the pages it was given."""
+
+    def __call__(self, pages):
+        self.seen = [np.array(p) for p in pages]
+        return super().__call__(pages)
+
+
+def test_dark_photos_reach_the_photo_detector_as_taken() -> None:
+    pages, photos = InkDetector(), _Seen()
+    detect = DetectStage(pages, photo_predictor=photos)
+    dark_photo = (_photo(1) * 0.35).astype(np.uint8)  # a dim street: the polarity stage inverts it
+    screen = np.full((200, 400, 3), 25, np.uint8)
+    screen[90:110, 40:360] = 235  # light text on a dark screen: a document, inverted and kept so
+    states = [PageState(PageImage(a, "p", i, a.shape[:2]), a) for i, a in enumerate((dark_photo, screen))]
+    states = PhotoStage(PhotoOptions(), detect)(detect(PolarityStage()(states)))
+    assert [s.photo for s in states] == [True, False]
+    np.testing.assert_array_equal(photos.seen[0], dark_photo)  # the photo as taken, not its negative
+    np.testing.assert_array_equal(states[0].image, dark_photo)
+    assert not states[0].inverted
+    assert states[1].inverted
+    np.testing.assert_array_equal(states[1].image, 255 - screen)
 
 
 def test_without_a_photo_detector_the_gate_only_marks() -> None:

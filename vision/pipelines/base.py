@@ -91,6 +91,7 @@ class PageState:
         from_text_layer: the words come from a PDF text layer; detection and recognition skip the page.
         photo: the page is a photo (:mod:`vision.pipelines.ocr.photo`): the photo detector and the sparse rule
             read it.
+        inverted: ``image`` is the page's negative (:mod:`vision.pipelines.ocr.polarity`).
         regions: non-text regions found by the layout.
         warnings: notes for the finished page (``Page.warnings``), e.g. a script the recognizer does not read.
         device_image: ``image`` uploaded to a device once for every stage that reads it there, with the
@@ -112,6 +113,7 @@ class PageState:
     layout_boxes: np.ndarray | None = None
     from_text_layer: bool = False
     photo: bool = False
+    inverted: bool = False
     regions: list[Region] = field(default_factory=list)
     device_image: tuple[np.ndarray, Any] | None = None
     warnings: list[str] = field(default_factory=list)

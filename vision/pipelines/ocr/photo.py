@@ -13,6 +13,10 @@ were chosen on 600 synthetic pages of the detector's generators (scans, faxes, r
 crops of them against scenes, screens and text-free photos; ``docs/pipeline.md``), never on the evaluation
 sets: they call 75% of the synthetic photos photos and 2.9% of the synthetic documents.
 
+A photo that the ``polarity`` stage inverted (a dark median, as most photos of streets and shops have) is read
+as taken: the photo detector learned text of both polarities on photographs, and a photo's negative is no
+photo it has seen (``benchmarks/photo_polarity.py`` measures both on synthetic photos).
+
 Runs right after ``detect`` (before it with ``mode="on"``, so that the photo detector alone reads every
 page); words from a PDF text layer are never touched.
 """
@@ -125,6 +129,8 @@ class PhotoStage:
             s.photo = True
             if getattr(self.detect, "photo_predictor", None) is not None:
                 s.boxes = s.polygons = s.scores = None
+                if s.inverted:  # the photo detector reads photos as taken (see the module docstring)
+                    s.image, s.inverted = 255 - s.image, False
                 again.append(s)
         if again:
             self.detect(again)

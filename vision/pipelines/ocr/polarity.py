@@ -3,7 +3,10 @@ are inverted before the models see them.
 
 Our detector and recognizer are trained on dark ink on light paper; on light-on-dark pages the detector finds
 single glyphs and the recognizer misreads them. The working image is inverted when the page is mostly dark;
-geometry is unchanged, so nothing downstream needs to know.
+geometry is unchanged. The page is marked ``PageState.inverted``: a page the ``photo`` gate then calls a photo
+gets its own polarity back before the photo detector reads it (:mod:`vision.pipelines.ocr.photo`), since that
+detector and the recognizer learned text of either polarity on natural photographs, where a dark median says
+nothing about the text's colour.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ class PolarityStage:
 
     def __call__(self, states: list[PageState]) -> list[PageState]:
         for s in states:
-            if s.needs_ocr and is_dark(s.image, self.threshold):
-                s.image = 255 - s.image
+            if s.needs_ocr and not s.inverted and is_dark(s.image, self.threshold):
+                s.image, s.inverted = 255 - s.image, True
         return states
 
     def __repr__(self) -> str:
