@@ -15,13 +15,14 @@ each with the whole OCR pipeline (CPU) in each of ``--variants``:
 * ``negative``: photos stay inverted (the polarity stage without the mark that lets the photo stage undo it);
 * ``rotated``: ``assume_straight_pages=False`` (rotated quads, crops warped upright);
 * ``document_post``: the photo detector with the default detector's post-processing (``unclip_ratio`` 0.4,
-  ``pad`` 2, calibrated on PDF pages).
+  ``pad`` 2, calibrated on PDF pages);
+* ``large``: the photo detector reads photos at up to 1280 px (:data:`LARGE_SHAPES`) instead of 1024.
 
 Scores: detection precision, recall and F1 of the OCR's words against the words' boxes (IoU 0.5, illegible
 words ignored, as ``vision eval ocr`` scores ``ic15_dev``), over all pages and over the dark pages (those the
 polarity stage inverts; ``negative`` differs from ``default`` only on those the gate calls photos), and
 words per text-free page. Fonts, word lists and PDF pages: ``.carry/det`` (the detector's training assets,
-``docs/models/detection.md``). Never evaluation data. Writes ``benchmarks/results/photo_pages.json``.
+``docs/models/detection.md``). Never evaluation data. Writes ``--out`` (``benchmarks/results/photo_pages.json``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.append(str(REPO))
+
+
+LARGE_SHAPES = ((1280, 1280), (960, 1280), (1280, 960), (704, 1280), (1280, 704))
+"""Photo detector input shapes of the ``large`` variant: a 1280 x 720 frame is read at 1.0x, not 0.8x."""
 
 
 def negative_polarity(states: list) -> list:
@@ -53,18 +58,21 @@ def build(variant: str):
     from vision.pipelines.ocr.options import OCROptions
     from vision.pipelines.ocr.predictor import ocr_predictor
 
-    if variant not in ("default", "negative", "rotated", "document_post"):
+    if variant not in ("default", "negative", "rotated", "document_post", "large"):
         raise SystemExit(f"unknown variant {variant!r}")
     predictor = ocr_predictor(options=OCROptions(device="cpu", assume_straight_pages=variant != "rotated"))
     if variant == "negative":
         predictor.pipeline = predictor.pipeline.replace("polarity", negative_polarity)
-    if variant == "document_post":
+    if variant in ("document_post", "large"):
         from dataclasses import replace
 
         lazy = predictor.pipeline["detect"].photo_predictor
         lazy([np.full((64, 64, 3), 255, np.uint8)])  # builds the photo detector
         built = lazy._cell[0]
-        built.params = replace(built.params, bin_thresh=0.3, box_thresh=0.5, unclip_ratio=0.4, pad=2.0)
+        if variant == "document_post":
+            built.params = replace(built.params, bin_thresh=0.3, box_thresh=0.5, unclip_ratio=0.4, pad=2.0)
+        else:
+            built.shapes = LARGE_SHAPES
     return predictor
 
 
@@ -76,6 +84,7 @@ def main() -> int:
     ap.add_argument("--photos", default=str(REPO / ".cache/photos/holdout"))
     ap.add_argument("--variants", default="default,negative,rotated,document_post",
                     help="comma-separated, see the module docstring")
+    ap.add_argument("--out", default=str(REPO / "benchmarks/results/photo_pages.json"))
     args = ap.parse_args()
     import cv2
 
@@ -113,7 +122,7 @@ def main() -> int:
         print(name, json.dumps(report[name]), flush=True)
     report["dark_pages"] = int(sum(dark))
     report["text_free_pages"] = int(sum(not len(wd) for _, wd, _ in pages))
-    out = REPO / "benchmarks/results/photo_pages.json"
+    out = Path(args.out)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"dark pages {report['dark_pages']} of {len(pages)}; wrote {out}")
     return 0
