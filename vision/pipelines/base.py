@@ -9,15 +9,16 @@ name with :meth:`Pipeline.replace`::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from vision.io.page import PageImage
 from vision.structures import Region, Word
 
-__all__ = ["Stage", "Pipeline", "PageState", "as_pages", "chunked"]
+__all__ = ["PageState", "Pipeline", "Stage", "as_pages", "chunked"]
 
 Stage = Callable[[list[Any]], list[Any]]
 
@@ -41,19 +42,19 @@ class Pipeline:
                 return stage
         raise KeyError(f"no stage {name!r}; stages: {self.names}")
 
-    def replace(self, name: str, stage: Stage) -> "Pipeline":
+    def replace(self, name: str, stage: Stage) -> Pipeline:
         """A new pipeline with stage ``name`` swapped for ``stage``."""
         self[name]  # raises on unknown names
         return Pipeline([(key, stage if key == name else old) for key, old in self._stages])
 
-    def insert(self, before: str, name: str, stage: Stage) -> "Pipeline":
+    def insert(self, before: str, name: str, stage: Stage) -> Pipeline:
         """A new pipeline with ``stage`` added just before the stage named ``before``."""
         index = self.names.index(before) if before in self.names else -1
         if index < 0:
             raise KeyError(f"no stage {before!r}; stages: {self.names}")
         return Pipeline([*self._stages[:index], (name, stage), *self._stages[index:]])
 
-    def without(self, name: str) -> "Pipeline":
+    def without(self, name: str) -> Pipeline:
         """A new pipeline without the stage ``name``."""
         self[name]
         return Pipeline([(key, st) for key, st in self._stages if key != name])
