@@ -15,7 +15,7 @@ sets: they call 75% of the synthetic photos photos and 2.9% of the synthetic doc
 
 A photo that the ``polarity`` stage inverted (a dark median, as most photos of streets and shops have) is read
 as taken: the photo detector learned text of both polarities on photographs, and a photo's negative is no
-photo it has seen (``benchmarks/photo_polarity.py`` measures both on synthetic photos).
+photo it has seen (``benchmarks/photo_pages.py`` measures both on synthetic photos).
 
 Runs right after ``detect`` (before it with ``mode="on"``, so that the photo detector alone reads every
 page); words from a PDF text layer are never touched.
