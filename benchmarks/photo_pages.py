@@ -40,7 +40,7 @@ sys.path.append(str(REPO))
 
 
 LARGE_SHAPES = ((1280, 1280), (960, 1280), (1280, 960), (704, 1280), (1280, 704))
-"""Photo detector input shapes of the ``large`` variant: a 1280 x 720 frame is read at 1.0x, not 0.8x."""
+"""Photo detector input shapes of the ``large`` variant: a 1280 x 720 frame is read at 0.98x, not 0.71x."""
 
 
 def negative_polarity(states: list) -> list:
