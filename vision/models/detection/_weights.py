@@ -75,7 +75,7 @@ _INPUT_SHAPES = [[1024, 1024], [1024, 768], [768, 1024], [1024, 512], [512, 1024
 _POSTPROCESS = {"bin_thresh": 0.3, "box_thresh": 0.5, "unclip_ratio": 0.4, "pad": 2.0}
 # The photo detector's: the best of vision.training.detection_eval.calibrate_scenes on 150 synthetic photos,
 # kept because it also read more words through the whole OCR on 600 other synthetic photos
-# (benchmarks/photo_pages.py --variants calibrated; docs/models/detection_photo.md).
+# (benchmarks/photo_pages.py: variant default against document_post; docs/models/detection_photo.md).
 _PHOTO_POSTPROCESS = {"bin_thresh": 0.3, "box_thresh": 0.5, "unclip_ratio": 0.6, "pad": 0.0}
 
 DEFAULT_WEIGHTS: dict[str, Weights] = {
