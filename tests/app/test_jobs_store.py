@@ -121,6 +121,7 @@ class Steps:
     ) -> None:
         self.total, self.gate, self.fail = total, gate, fail
         self.starts: list[tuple[int, int]] = []  # (attempt, first step) per start
+        self.waiting: list[int] = []  # steps that reached the gate
 
     def __call__(self, job: JobRecord, ctx: JobContext) -> None:
         current = ctx.store.get(job.id)
@@ -129,6 +130,7 @@ class Steps:
             raise self.fail
         for step in range(current.done, self.total):
             if self.gate is not None:
+                self.waiting.append(step + 1)
                 assert self.gate.acquire(timeout=10)
             ctx.checkpoint(step + 1, self.total)
 
@@ -171,10 +173,11 @@ def test_shutdown_requeues_and_the_next_runner_resumes(tmp_path: Path) -> None:
     store = JobStore(tmp_path)
     job = _new_job(store)
     gate = threading.Semaphore(0)
-    runner = JobRunner(store, Steps(total=5, gate=gate), poll_s=0.05)
+    first = Steps(total=5, gate=gate)
+    runner = JobRunner(store, first, poll_s=0.05)
     runner.start()
     gate.release()  # one step
-    _wait_for(lambda: store.get(job.id).done == 1)
+    _wait_for(lambda: first.waiting == [1, 2])  # step 1 checkpointed, the handler waits before step 2
     stopper = threading.Thread(target=runner.stop)
     stopper.start()
     time.sleep(0.1)
