@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -274,3 +275,19 @@ def test_compiler_failure_in_backward_falls_back_to_eager(tmp_path, words_dir: P
     assert log[-1]["step"] == 3 and np.isfinite(log[-1]["val_cer"])
     assert asked == [{"dynamic": False}]
     assert "torch.compile failed (RuntimeError" in capsys.readouterr().out
+
+
+def test_enumerations_are_off_by_default_and_drawn_when_weighted(words_dir: Path) -> None:
+    """``enumeration`` (numbered items such as ``128.``) has weight 0, so existing recipes draw the same texts;
+    a sampler weighting it draws them, always ending in a sign or bracketed, in the vocabulary."""
+    corpus = Corpus.from_dir(words_dir)
+    assert "enumeration" not in TextSampler(corpus).kinds
+    texts = [TextSampler(corpus, weights={"enumeration": 1.0})._enumeration(np.random.default_rng([3, i]))
+             for i in range(300)]
+    assert all(t[-1] in ".,):;" or t.startswith("(") for t in texts)
+    assert all(set(t) <= set(VOCAB) for t in texts)
+    assert sum(t[:-1].isdigit() and t.endswith(".") for t in texts) > 100  # mostly "N."
+    mixed = TextSampler(corpus, weights={"enumeration": 1.0})  # about half of all draws
+    rng = np.random.default_rng(0)
+    numbered = sum(bool(re.fullmatch(r"\(?\d+\)?[.,):;]?", mixed(rng))) for _ in range(400))
+    assert 120 <= numbered <= 320

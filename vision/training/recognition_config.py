@@ -45,4 +45,5 @@ class RecognitionTrainConfig:
     distill_temperature: float = 1.0
     mix: dict[str, float] = field(default_factory=dict)  # generator shares (synth/mix.py); {}: words only
     generators: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-generator config overrides
+    text_weights: dict[str, float] = field(default_factory=dict)  # TextSampler.WEIGHTS entries, every generator
     photos: str | None = ".carry/reco/photos"  # prepared photo folder (synth/photos.py) for scene/overlay

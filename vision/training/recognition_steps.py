@@ -26,12 +26,12 @@ def make_renderer(cfg: RecognitionTrainConfig):
     synth = WordSynthConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in cfg.synth.items()},
                             max_width=cfg.width)
     corpus = Corpus.from_dir(cfg.words)
-    words = WordRenderer(fonts, TextSampler(corpus), synth)
+    words = WordRenderer(fonts, TextSampler(corpus, weights=cfg.text_weights), synth)
     if cfg.mix:
         from vision.training.synth.mix import build_mix
 
         return build_mix(fonts, corpus, cfg.mix, max_width=cfg.width, words=words, photos=cfg.photos,
-                         overrides=cfg.generators)
+                         overrides=cfg.generators, text_weights=cfg.text_weights)
     if cfg.page_words <= 0:
         return words
     from vision.training.detection_data import PageWords

@@ -143,7 +143,7 @@ class TextSampler:
 
     WEIGHTS: ClassVar[dict[str, float]] = {"word": 0.37, "common": 0.10, "form": 0.06, "number": 0.15, "date": 0.05, "money": 0.04,
                "code": 0.07, "email_url": 0.02, "punct": 0.03, "phrase": 0.03, "random": 0.04, "char": 0.025,
-               "checkbox": 0.015}
+               "checkbox": 0.015, "enumeration": 0.0}
 
     def __init__(self, corpus: Corpus, *, foreign: float = 0.15, weights: dict[str, float] | None = None) -> None:
         """``foreign``: share of dictionary words drawn from the non-English lists (multilingual text: 0.8);
@@ -221,6 +221,29 @@ class TextSampler:
         if r < 0.95:
             return f"#{s}" if rng.random() < 0.5 else f"No.{s[:4]}"
         return _digits(rng, int(rng.integers(7, 13)))  # long ids (document numbers, barcodes)
+
+    def _enumeration(self, rng: np.random.Generator) -> str:
+        """Numbered items and numbers ending a clause, as lists, catalogues and legal texts print them:
+        ``128.``, ``12,``, ``3)``, ``(4)``, ``b)``, ``IV.``, ``2.1.``, ``12:``."""
+        n = str(int(np.exp(rng.uniform(0, np.log(2000)))))
+        r = rng.random()
+        if r < 0.45:
+            return f"{n}."
+        if r < 0.6:
+            return f"{n},"
+        if r < 0.68:
+            return f"{n})"
+        if r < 0.74:
+            return f"({n})"
+        if r < 0.8:
+            return f"{n}:" if rng.random() < 0.6 else f"{n};"
+        if r < 0.87:
+            letter = _pick(rng, "abcdefghijklmnopqrstuvwxyz")
+            return f"{letter})" if rng.random() < 0.6 else f"{letter}."
+        if r < 0.93:
+            roman = _pick(rng, ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XX"))
+            return f"{roman}." if rng.random() < 0.7 else roman.lower() + ")"
+        return f"{n[:2]}.{int(rng.integers(1, 20))}."
 
     def _date(self, rng: np.random.Generator) -> str:
         d, m, y = int(rng.integers(1, 32)), int(rng.integers(1, 13)), int(rng.integers(1950, 2031))

@@ -39,14 +39,17 @@ def _tuples(values: dict[str, Any]) -> dict[str, Any]:
 
 def build_mix(fonts: Sequence[FontInfo], corpus: Corpus, mix: dict[str, float], *, max_width: int,
               words: Any = None, photos: str | None = None,
-              overrides: dict[str, dict[str, Any]] | None = None) -> MixedRenderer:
-    """The generators named in ``mix`` (``words`` may be passed ready-made: the configured WordRenderer)."""
+              overrides: dict[str, dict[str, Any]] | None = None,
+              text_weights: dict[str, float] | None = None) -> MixedRenderer:
+    """The generators named in ``mix`` (``words`` may be passed ready-made: the configured WordRenderer);
+    ``text_weights`` replaces entries of every text sampler's kind weights (``TextSampler.WEIGHTS``)."""
     from vision.training.synth.words import WordRenderer, WordSynthConfig
 
     unknown = set(mix) - set(GENERATORS)
     if unknown:
         raise ValueError(f"unknown generators {sorted(unknown)}; expected some of {GENERATORS}")
     overrides = overrides or {}
+    tw = dict(text_weights or {})
     glyphs = words.glyphs if words is not None else GlyphCache()
     parts: list[tuple[str, Any, float]] = []
     bank = None
@@ -60,26 +63,26 @@ def build_mix(fonts: Sequence[FontInfo], corpus: Corpus, mix: dict[str, float], 
             continue
         o = _tuples(overrides.get(name, {}))
         if name == "words":
-            gen = words if words is not None else WordRenderer(fonts, TextSampler(corpus), WordSynthConfig(
+            gen = words if words is not None else WordRenderer(fonts, TextSampler(corpus, weights=tw), WordSynthConfig(
                 max_width=max_width, **o))
         elif name == "multilingual":
             sampler = TextSampler(corpus, foreign=o.pop("foreign", 0.8),
-                                  weights=o.pop("weights", _MULTILINGUAL_WEIGHTS))
+                                  weights={**o.pop("weights", _MULTILINGUAL_WEIGHTS), **tw})
             gen = WordRenderer(fonts, sampler, WordSynthConfig(max_width=max_width, **o))
         elif name == "scene":
             from vision.training.synth.scene import SceneRenderer, SceneSynthConfig
 
-            gen = SceneRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.15)), bank,
+            gen = SceneRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.15), weights=tw), bank,
                                 SceneSynthConfig(max_width=max_width, **o), glyphs)
         elif name == "overlay":
             from vision.training.synth.overlay import OverlayRenderer, OverlaySynthConfig
 
-            gen = OverlayRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.25)), bank,
+            gen = OverlayRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.25), weights=tw), bank,
                                   OverlaySynthConfig(max_width=max_width, **o), glyphs)
         else:
             from vision.training.synth.receipt import ReceiptRenderer, ReceiptSynthConfig
 
-            gen = ReceiptRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.1)),
+            gen = ReceiptRenderer(fonts, TextSampler(corpus, foreign=o.pop("foreign", 0.1), weights=tw),
                                   ReceiptSynthConfig(max_width=max_width, **o), glyphs)
         if hasattr(gen, "glyphs"):
             gen.glyphs = glyphs
