@@ -196,14 +196,16 @@ def run_ray(
         ray.data.DataContext.get_current().enable_progress_bars = progress
         resources, actors, read_cpus, threads = _resources(ray, workers)
         rows = [{"doc": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
-        if read_cpus is None:  # CPU-only: the actors read their documents themselves, a batch per block
+        if read_cpus is None:  # CPU-only: the actors read their documents themselves, one block per call
             ds = ray.data.from_items(rows, override_num_blocks=-(-len(rows) // pages_per_batch))
-            actor, kwargs = DocOCRActor, {"factory": factory, "read": read, "threads": threads}
+            # whole blocks as batches: a row target would bundle blocks into one task (Ray splits the rows
+            # evenly, so blocks are at most pages_per_batch), holding every result back until the task ends
+            actor, kwargs, batch = DocOCRActor, {"factory": factory, "read": read, "threads": threads}, None
         else:  # a block per document: each read task reads one
             ds = ray.data.from_items(rows, override_num_blocks=len(rows))
             ds = ds.flat_map(read_rows, fn_kwargs={"read": read}, num_cpus=read_cpus)
-            actor, kwargs = PageOCRActor, {"factory": factory, "threads": threads}
-        ds = ds.map_batches(actor, fn_constructor_kwargs=kwargs, batch_size=pages_per_batch, batch_format="numpy",
+            actor, kwargs, batch = PageOCRActor, {"factory": factory, "threads": threads}, pages_per_batch
+        ds = ds.map_batches(actor, fn_constructor_kwargs=kwargs, batch_size=batch, batch_format="numpy",
                             compute=ray.data.ActorPoolStrategy(size=actors), **resources)
         yield from _gather(ds.iter_rows(), items, finish)
     finally:
