@@ -174,6 +174,19 @@ def test_training_runs_and_resumes(tmp_path, words_dir: Path) -> None:
     assert [r["step"] for r in log] == [2, 3]
 
 
+def test_checkpoints_between_epochs_every_save_minutes(tmp_path, words_dir: Path, capsys) -> None:
+    """``--save-minutes``: the checkpoint and weights are also written between epoch ends (without
+    validation), so a call killed by its time limit resumes from its last minutes; 0 turns it off."""
+    out = _train(tmp_path, words_dir, "--max-steps", "4", "--save-minutes", "1e-6", epoch_steps=100)
+    saved = [line for line in capsys.readouterr().out.splitlines() if line.endswith("checkpoint saved")]
+    assert saved == [f"step {k}: checkpoint saved" for k in (1, 2, 3)]  # step 4 ends the run: a full save
+    assert [r["step"] for r in json.loads((out / "log.json").read_text())] == [4]
+    _train(tmp_path, words_dir, "--max-steps", "5", "--resume", str(out / "checkpoint"), "--save-minutes", "0",
+           epoch_steps=100)
+    assert "checkpoint saved" not in capsys.readouterr().out
+    assert [r["step"] for r in json.loads((out / "log.json").read_text())] == [4, 5]
+
+
 def test_training_with_echo_counts_fresh_samples(tmp_path, words_dir: Path) -> None:
     """``echo``: 3 steps per generated batch; the log keeps steps x batch and the generated samples apart."""
     out = _train(tmp_path, words_dir, "--max-steps", "6", echo=3, echo_window=2, epoch_steps=6)

@@ -56,6 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on --resume, start a new warm-up + cosine schedule (fine-tuning)")
     parser.add_argument("--reserve-seconds", type=float, default=45.0,
                         help="seconds of --max-minutes kept for the final validation and save")
+    parser.add_argument("--save-minutes", type=float, default=3.0,
+                        help="also write the checkpoint every this many minutes between epochs (0: epoch ends only)")
     parser.add_argument("--sync-every", type=int, default=25,
                         help="under torchrun: steps between agreeing on the clock and on stopping")
     parser.add_argument("--device", default=None, help="cpu to train on the CPU (DDP over gloo) with a GPU present")
@@ -82,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     train(cfg, Path(args.out), resume=Path(args.resume) if args.resume else None, max_minutes=args.max_minutes,
           max_steps=args.max_steps, bench_seconds=args.bench_data, restart_schedule=args.restart_schedule,
           reserve_seconds=args.reserve_seconds, init=Path(args.init) if args.init else None,
-          sync_every=args.sync_every, device=args.device)
+          sync_every=args.sync_every, save_minutes=args.save_minutes, device=args.device)
     return 0
 
 

@@ -42,17 +42,21 @@ __all__ = ["train"]
 def train(cfg: RecognitionTrainConfig, out: Path, *, resume: Path | None = None, max_minutes: float = 0.0,
           max_steps: int = 0, bench_seconds: float = 0.0, restart_schedule: bool = False,
           reserve_seconds: float = 45.0, init: Path | None = None, sync_every: int = 25,
-          device: str | None = None) -> dict[str, Any]:
+          save_minutes: float = 3.0, device: str | None = None) -> dict[str, Any]:
     """Run (or continue) training; returns the last log record (rank 0; other ranks return ``{}``).
 
     ``init``: a weights file (safetensors) to start from with a fresh optimizer and schedule (fine-tuning); only
     tensors whose names and shapes match are taken (:func:`~vision.training.checkpoint.load_matching`), so a
-    related architecture warm-starts from it (the Transformer recognizer from the CRNN's backbone)."""
+    related architecture warm-starts from it (the Transformer recognizer from the CRNN's backbone).
+    ``save_minutes``: besides each epoch's end, the checkpoint and weights are written whenever this much wall
+    time has passed since the last save (0: epoch ends only), so a run killed by its call's time limit keeps
+    most of its steps."""
     d = setup(device)
     try:
         return _train(cfg, out, d, resume=resume, max_minutes=max_minutes, max_steps=max_steps,
                       bench_seconds=bench_seconds, restart_schedule=restart_schedule,
-                      reserve_seconds=reserve_seconds, init=init, sync_every=sync_every if d.active else 1)
+                      reserve_seconds=reserve_seconds, init=init, sync_every=sync_every if d.active else 1,
+                      save_minutes=save_minutes)
     finally:
         d.close()
 
@@ -64,7 +68,7 @@ def _say(d: Dist, msg: str) -> None:
 
 def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | None, max_minutes: float,
            max_steps: int, bench_seconds: float, restart_schedule: bool, reserve_seconds: float,
-           init: Path | None, sync_every: int) -> dict[str, Any]:
+           init: Path | None, sync_every: int, save_minutes: float = 0.0) -> dict[str, Any]:
     from vision.training.synth.word_batches import SyntheticWordBatches, render_fixed_set
 
     t_start = time.perf_counter()
@@ -142,7 +146,7 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
     t_loop, step0 = time.perf_counter(), step
     base_samples = int(history[-1].get("samples", step0 * cfg.batch_size)) if history else step0 * cfg.batch_size
     base_fresh = int(history[-1].get("fresh_samples", base_samples)) if history else base_samples
-    stop = False
+    stop, t_saved = False, time.perf_counter()
     while True:
         t0 = time.perf_counter()
         batch = next(stream)
@@ -160,10 +164,13 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
         now = time.perf_counter()
         pending += now - t_last
         t_last = now
-        if step % sync_every == 0:  # every rank takes rank 0's clock and stop decision
-            pending, over = d.agree([pending, float(time.perf_counter() > deadline)])
+        save_due = False
+        if step % sync_every == 0:  # every rank takes rank 0's clock, stop and save decisions
+            clock = time.perf_counter()
+            due = float(save_minutes > 0 and clock - t_saved > 60 * save_minutes)
+            pending, over, due = d.agree([pending, float(clock > deadline), due])
             sched.step(step, pending)
-            pending, stop = 0.0, stop or over > 0
+            pending, stop, save_due = 0.0, stop or over > 0, due > 0
         lr = sched.step(step, 0.0)
         opt.step()
         torch._foreach_lerp_(ema_params, params, 1 - min(cfg.ema_decay, (1 + step) / (10 + step)))
@@ -195,6 +202,16 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
                 save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
                 (out / "log.json").write_text(json.dumps(history, indent=1))
             d.barrier()
-            t_last = time.perf_counter()  # validation and saving are not training time
+            t_last = t_saved = time.perf_counter()  # validation and saving are not training time
+        elif save_due:  # between epochs: the same files, without validation
+            if d.main:
+                for b_ema, b in zip(ema.buffers(), model.buffers()):
+                    b_ema.copy_(b)
+                save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
+                                config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
+                save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+                _say(d, f"step {step}: checkpoint saved")
+            d.barrier()
+            t_last = t_saved = time.perf_counter()
         if done:
             return log if d.main else {}
