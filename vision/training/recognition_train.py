@@ -147,6 +147,12 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
     base_samples = int(history[-1].get("samples", step0 * cfg.batch_size)) if history else step0 * cfg.batch_size
     base_fresh = int(history[-1].get("fresh_samples", base_samples)) if history else base_samples
     stop, t_saved = False, time.perf_counter()
+
+    def save() -> None:  # rank 0: the checkpoint and the EMA weights
+        save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
+                        config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
+        save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+
     while True:
         t0 = time.perf_counter()
         batch = next(stream)
@@ -197,9 +203,7 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
                        **(validate_real(ema, real, device, cfg.arch, cfg.width) if real else {})}
                 history.append(log)
                 print(json.dumps(log), flush=True)
-                save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
-                                config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
-                save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+                save()
                 (out / "log.json").write_text(json.dumps(history, indent=1))
             d.barrier()
             t_last = t_saved = time.perf_counter()  # validation and saving are not training time
@@ -207,9 +211,7 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
             if d.main:
                 for b_ema, b in zip(ema.buffers(), model.buffers()):
                     b_ema.copy_(b)
-                save_checkpoint(out / "checkpoint", model=model, optimizer=opt, scheduler=sched, step=step,
-                                config=asdict(cfg), extra={"ema": ema.state_dict(), "history": history})
-                save_weights(ema, out / "weights.safetensors", metadata={"arch": cfg.arch, "step": str(step)})
+                save()
                 _say(d, f"step {step}: checkpoint saved")
             d.barrier()
             t_last = t_saved = time.perf_counter()
