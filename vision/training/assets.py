@@ -1,6 +1,6 @@
 """The training bank from Debian packages in one command: fonts, word lists and photographs.
 
-    python -m vision.training.assets .carry/reco [--cache .cache]
+    python -m vision.training.assets .carry/reco [--cache .cache] [--detection .carry/det]
 
 Every generator of the recognizer and the detector draws from one folder of three parts, which a GPU call
 carries (about 17 MB): ``fonts/`` (the font packages of :data:`FONT_PACKAGES`, subset to the recognizer's
@@ -9,7 +9,9 @@ the hunspell dictionaries of :data:`HUNSPELL`, expanded with ``unmunch``) and ``
 photographs, downscaled, every 8th held out in ``photos/holdout/``). The packages are fetched with ``apt-get
 download`` (no root, nothing installed) into ``CACHE/debs`` and unpacked with ``dpkg -x`` into ``CACHE/x``
 and ``CACHE/wall``; a package already downloaded is not fetched again. Sources and licences:
-``docs/models/recognition.md`` (*Sources and licences*).
+``docs/models/recognition.md`` (*Sources and licences*). ``--detection DIR`` also makes the detector's carried
+assets (:func:`vision.training.detection_data.prepare_assets`: 700 pages rendered from the PDFs of
+:data:`PDF_PACKAGES` with their word boxes, page fonts and word lists; ``docs/models/detection.md``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["FONT_PACKAGES", "HUNSPELL", "PHOTO_PACKAGES", "WORD_LISTS", "build_bank", "expand_hunspell", "fetch"]
+__all__ = ["FONT_PACKAGES", "HUNSPELL", "PDF_PACKAGES", "PHOTO_PACKAGES", "WORD_LISTS", "build_bank",
+           "expand_hunspell", "fetch"]
 
 FONT_PACKAGES = (
     "fonts-dejavu-core", "fonts-dejavu-extra", "fonts-liberation", "fonts-liberation2", "fonts-urw-base35",
@@ -42,6 +45,7 @@ WORD_LISTS = {  # package: (file under /usr/share/dict, list name)
 }
 HUNSPELL = {"cs_CZ": "czech", "sk_SK": "slovak", "hu_HU": "hungarian", "ro_RO": "romanian", "sl_SI": "slovenian",
             "hr_HR": "croatian"}
+PDF_PACKAGES = ("texlive-publishers-doc", "texlive-latex-base-doc", "texlive-science-doc")
 PHOTO_PACKAGES = ("gnome-backgrounds", "plasma-workspace-wallpapers", "mate-backgrounds", "ukui-wallpapers",
                   "desktop-base")
 
@@ -105,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="the bank folder (e.g. .carry/reco)")
     parser.add_argument("--cache", type=Path, default=Path(".cache"), help="downloads and unpacked packages")
     parser.add_argument("--no-photos", action="store_true", help="fonts and word lists only")
+    parser.add_argument("--detection", type=Path, default=None,
+                        help="also the detector's carried assets (rendered PDF pages, fonts, words) in this folder")
     args = parser.parse_args(argv)
     fetch([*FONT_PACKAGES, *WORD_LISTS, *(f"hunspell-{c[:2].lower()}" for c in HUNSPELL), "hunspell-tools"],
           args.cache / "debs", args.cache / "x")
@@ -112,6 +118,13 @@ def main(argv: list[str] | None = None) -> int:
         fetch(PHOTO_PACKAGES, args.cache / "debs", args.cache / "wall")
     counts = build_bank(args.cache / "x", args.cache / "wall", args.out)
     print(", ".join(f"{k} {v}" for k, v in counts.items()))
+    if args.detection is not None:
+        from vision.training.detection_data import prepare_assets
+
+        fetch(PDF_PACKAGES, args.cache / "debs", args.cache / "pdfs")
+        det = prepare_assets(str(args.cache / "pdfs"), str(args.cache / "x/usr/share/fonts"),
+                             str(args.cache / "dict"), str(args.detection))
+        print("detection: " + ", ".join(f"{k} {v}" for k, v in det.items()))
     return 0
 
 
