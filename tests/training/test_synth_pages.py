@@ -27,6 +27,22 @@ def renderer() -> PageRenderer:
     return PageRenderer(fonts, lambda rng: WORDS[int(rng.integers(len(WORDS)))])
 
 
+def test_receipts_with_lone_quantities(renderer):
+    """``lone_quantities``: receipt item lines start with a quantity standing alone, a word box of its own at the
+    left margin; at 0 (the default) the receipts are the pages drawn without the option."""
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    words = renderer.words
+    plain = renderer(np.random.default_rng(5), "receipt")
+    off = PageRenderer(fonts, words, lone_quantities=0.0)(np.random.default_rng(5), "receipt")
+    assert np.array_equal(plain.image, off.image) and plain.texts == off.texts
+    page = PageRenderer(fonts, words, lone_quantities=1.0)(np.random.default_rng(5), "receipt")
+    margin = page.boxes[:, 0].min()
+    lone = [t for t, b in zip(page.texts, page.boxes) if t.isdigit() and b[0] - margin < 2 and b[2] - b[0] < 40]
+    assert len(lone) >= 5 and len(lone) > len([t for t in plain.texts if t.isdigit() and len(t) <= 2])
+    gray = page.image.mean(axis=2)
+    assert all((gray[int(y0):int(y1) + 1, int(x0):int(x1) + 1] < 160).any() for x0, y0, x1, y1 in page.boxes)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_layout_draws_boxed_words_on_ink(renderer, layout):
     page = renderer(np.random.default_rng(1), layout)

@@ -54,6 +54,8 @@ class DataConfig:
         scene_share: fraction of pages that are scene pages (:mod:`vision.training.synth.scene_pages`:
             photos with signs and labels, photographed documents, video frames and screens).
         scene_gray_share: fraction of scene pages turned grey.
+        lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
+            (:class:`~vision.training.synth.pages.PageRenderer`); 0 in the shipped recipes.
     """
 
     fonts_dir: str = ".cache/fonts"
@@ -69,6 +71,7 @@ class DataConfig:
     photos_dir: str = ""
     scene_share: float = 0.0
     scene_gray_share: float = 0.15
+    lone_quantities: float = 0.0
 
 
 class PageWords:
@@ -105,7 +108,8 @@ class PageSources:
             split = max(n - cfg.val_pages, 0)
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
         self.renderer = (
-            None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir))
+            None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
+                                                 lone_quantities=cfg.lone_quantities)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:

@@ -185,13 +185,15 @@ class PageRenderer:
     Args:
         fonts: font files to draw with (symbol fonts excluded); style tags pick fonts per layout.
         words: ``rng -> str``, a text source (e.g. :class:`vision.training.synth.corpus.TextSampler`).
+        lone_quantities: share of receipt item lines that start with a quantity standing alone ("1  Edamame"),
+            a glyph narrow enough that detectors drop it; 0 keeps the receipts the shipped recipes drew.
     """
 
-    def __init__(self, fonts: Sequence[FontInfo], words) -> None:
+    def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0) -> None:
         self.fonts = [f for f in fonts if "symbol" not in f.styles]
         if not self.fonts:
             raise ValueError("no usable fonts")
-        self.words = words
+        self.words, self.lone_quantities = words, lone_quantities
         self.mono = [f for f in self.fonts if "mono" in f.styles] or self.fonts
         self.plain = [f for f in self.fonts if not f.styles & {"handwriting", "light"}] or self.fonts
 

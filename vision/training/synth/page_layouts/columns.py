@@ -47,7 +47,12 @@ def receipt(r, c, rng: np.random.Generator) -> None:
         right = [f"{rng.integers(0, 999)}.{rng.integers(0, 100):02d}"]
         if roll < 0.3:
             right = [str(int(rng.integers(1, 10))), *right]
-        x = _line(r, c, rng, m, w * 0.65, y + size, left, font, size, ink)
+        if r.lone_quantities and rng.random() < r.lone_quantities:  # "1  EDAMAME": the quantity alone first
+            qty = str(int(rng.integers(1, 10))) if rng.random() < 0.85 else str(int(rng.integers(10, 30)))
+            _line(r, c, rng, m, m + size * 1.5, y + size, [qty], font, size, ink)
+            x = _line(r, c, rng, m + size * rng.uniform(1.6, 2.6), w * 0.65, y + size, left, font, size, ink)
+        else:
+            x = _line(r, c, rng, m, w * 0.65, y + size, left, font, size, ink)
         if rng.random() < 0.85 and x < w * 0.6:
             _line(r, c, rng, w * 0.6, w - m, y + size, right, font, size, ink, "right")
         y += lead
