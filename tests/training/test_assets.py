@@ -30,6 +30,9 @@ def test_fetch_unpacks_a_cached_package_without_downloading(tmp_path: Path) -> N
     subprocess.run(["dpkg-deb", "--build", str(pkg), str(debs / "wtiny_1.0_all.deb")], check=True, capture_output=True)
     fetch(["wtiny"], debs, tmp_path / "x")  # in the cache: dpkg -x only, no apt-get
     assert (tmp_path / "x/usr/share/dict/tiny").read_text() == "alpha\nbeta\n"
+    (tmp_path / "x/usr/share/dict/tiny").write_text("edited\n")
+    fetch(["wtiny"], debs, tmp_path / "x")  # unpacked before: left as it is
+    assert (tmp_path / "x/usr/share/dict/tiny").read_text() == "edited\n"
 
 
 def test_bank_from_unpacked_packages(tmp_path: Path) -> None:

@@ -52,15 +52,21 @@ PHOTO_PACKAGES = ("gnome-backgrounds", "plasma-workspace-wallpapers", "mate-back
 
 def fetch(packages: Sequence[str], debs: Path, unpack: Path) -> None:
     """``apt-get download`` each package not yet in ``debs`` and ``dpkg -x`` it into ``unpack`` (or into
-    ``unpack/PACKAGE`` for the photo packages, which :func:`prepare_photos` reads one folder each)."""
+    ``unpack/PACKAGE`` for the photo packages, which :func:`prepare_photos` reads one folder each). A package
+    unpacked there before (a stamp named after its .deb in ``DEST/.unpacked``) is not unpacked again."""
     debs.mkdir(parents=True, exist_ok=True)
     for package in packages:
         if not list(debs.glob(f"{package}_*.deb")):
             subprocess.run(["apt-get", "download", package], cwd=debs, check=True, capture_output=True)
         (deb,) = sorted(debs.glob(f"{package}_*.deb"))[-1:]
         dest = unpack / package if package in PHOTO_PACKAGES else unpack
+        stamp = dest / ".unpacked" / deb.name
+        if stamp.exists():
+            continue
         dest.mkdir(parents=True, exist_ok=True)
         subprocess.run(["dpkg", "-x", str(deb), str(dest)], check=True)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.touch()
 
 
 def expand_hunspell(root: Path, dict_dir: Path) -> list[Path]:
