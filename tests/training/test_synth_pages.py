@@ -7,7 +7,7 @@ import pytest
 
 from vision.training.synth.fonts import discover_fonts
 from vision.training.synth.page_degrade import PAGE_PROFILES, degrade_page, page_geometry, warp_page
-from vision.training.synth.pages import LAYOUTS, PageRenderer, quantize_size, carry_page_fonts, write_coverage
+from vision.training.synth.pages import LAYOUT_WEIGHTS, LAYOUTS, PageRenderer, quantize_size, carry_page_fonts, write_coverage
 from vision.training.synth.pdf_pages import (
     RenderedPages,
     build_page_set,
@@ -139,3 +139,20 @@ def test_build_page_set_round_trip(sample_pdf, tmp_path):
     image, boxes, texts = pages.page(0)
     assert image.ndim == 3 and image.shape[2] == 3 and len(boxes) == len(texts) > 100
     assert boxes[:, 2].max() < image.shape[1] and boxes[:, 3].max() < image.shape[0]
+
+
+def test_layout_weights(renderer):
+    """``layouts`` reweights the layouts drawn: missing ones keep the defaults, a zero weight never draws one,
+    and unknown names or weights that sum to nothing are refused."""
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    words = renderer.words
+    assert np.allclose(PageRenderer(fonts, words, layouts={}).layout_p, renderer.layout_p)
+    only = PageRenderer(fonts, words, layouts={k: 0.0 for k in LAYOUTS if k != "receipt"})
+    assert only.layout_p[LAYOUTS.index("receipt")] == 1.0
+    assert only(np.random.default_rng(3)).layout == "receipt"
+    more = PageRenderer(fonts, words, layouts={"receipt": 1.0}).layout_p
+    assert more[LAYOUTS.index("receipt")] == pytest.approx(1.0 / (1.0 + 1.0 - LAYOUT_WEIGHTS["receipt"]))
+    with pytest.raises(ValueError, match="unknown layouts"):
+        PageRenderer(fonts, words, layouts={"poster": 1.0})
+    with pytest.raises(ValueError, match="non-negative"):
+        PageRenderer(fonts, words, layouts=dict.fromkeys(LAYOUTS, 0.0))

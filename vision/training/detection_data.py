@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -56,6 +56,7 @@ class DataConfig:
         scene_gray_share: fraction of scene pages turned grey.
         lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
             (:class:`~vision.training.synth.pages.PageRenderer`); 0 in the shipped recipes.
+        layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as the shipped recipes).
     """
 
     fonts_dir: str = ".cache/fonts"
@@ -72,6 +73,7 @@ class DataConfig:
     scene_share: float = 0.0
     scene_gray_share: float = 0.15
     lone_quantities: float = 0.0
+    layouts: dict[str, float] = field(default_factory=dict)
 
 
 class PageWords:
@@ -109,7 +111,7 @@ class PageSources:
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
-                                                 lone_quantities=cfg.lone_quantities)
+                                                 lone_quantities=cfg.lone_quantities, layouts=cfg.layouts)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:

@@ -27,6 +27,7 @@ __all__ = [
     "SynthPage",
     "PageRenderer",
     "LAYOUTS",
+    "LAYOUT_WEIGHTS",
     "quantize_size",
     "carry_page_fonts",
     "write_coverage",
@@ -36,6 +37,9 @@ __all__ = [
 COVERAGE_FILE = "coverage.json"
 
 LAYOUTS = ("article", "letter", "form", "receipt", "table", "invoice", "slide")
+# How often each layout is drawn when none is asked for (PageRenderer's ``layouts`` overrides).
+LAYOUT_WEIGHTS: dict[str, float] = {"article": 0.2, "letter": 0.12, "form": 0.24, "receipt": 0.16, "table": 0.12,
+                                    "invoice": 0.1, "slide": 0.06}
 _ASCII = frozenset(chr(c) for c in range(33, 127))
 
 
@@ -187,13 +191,23 @@ class PageRenderer:
         words: ``rng -> str``, a text source (e.g. :class:`vision.training.synth.corpus.TextSampler`).
         lone_quantities: share of receipt item lines that start with a quantity standing alone ("1  Edamame"),
             a glyph narrow enough that detectors drop it; 0 keeps the receipts the shipped recipes drew.
+        layouts: weights of the layouts drawn (missing ones keep :data:`LAYOUT_WEIGHTS`), e.g. ``{"receipt": 1.0}``
+            to draw receipts more often.
     """
 
-    def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0) -> None:
+    def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0,
+                 layouts: dict[str, float] | None = None) -> None:
         self.fonts = [f for f in fonts if "symbol" not in f.styles]
         if not self.fonts:
             raise ValueError("no usable fonts")
         self.words, self.lone_quantities = words, lone_quantities
+        unknown = set(layouts or {}) - set(LAYOUTS)
+        if unknown:
+            raise ValueError(f"unknown layouts {sorted(unknown)}; expected some of {LAYOUTS}")
+        weights = np.array([{**LAYOUT_WEIGHTS, **(layouts or {})}[k] for k in LAYOUTS], dtype=float)
+        if (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(f"layout weights must be non-negative with a positive sum, got {layouts}")
+        self.layout_p = weights / weights.sum()
         self.mono = [f for f in self.fonts if "mono" in f.styles] or self.fonts
         self.plain = [f for f in self.fonts if not f.styles & {"handwriting", "light"}] or self.fonts
 
@@ -340,7 +354,7 @@ class PageRenderer:
     def __call__(self, rng: np.random.Generator, layout: str | None = None) -> SynthPage:
         from vision.training.synth import page_layouts
 
-        layout = layout or str(rng.choice(LAYOUTS, p=[0.2, 0.12, 0.24, 0.16, 0.12, 0.1, 0.06]))
+        layout = layout or str(rng.choice(LAYOUTS, p=self.layout_p))
         if layout not in LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; expected one of {LAYOUTS}")
         width, height = page_layouts.page_size(rng, layout)
