@@ -3,6 +3,7 @@ naming the script (Cyrillic and Greek pages drawn with DejaVu), while a Latin pa
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +45,9 @@ def test_foreign_script_pages_are_flagged(predictor, script: str) -> None:
     doc = predictor([page(TEXTS[script])])
     (p,) = doc.pages
     assert p.warnings and script in p.warnings[0]
-    words = [w for w in p.words if len(w.value) >= 3]
-    assert words and np.median([w.confidence for w in words]) < 0.3  # not confident Latin text
+    # the words the flag applies to (a run of 3+ letters; numbers such as "1250" are read alike in every script)
+    words = [w for w in p.words if re.search(r"[^\W\d_]{3}", w.value)]
+    assert len(words) >= 8 and np.median([w.confidence for w in words]) < 0.3  # not confident Latin text
     assert Document_roundtrip(doc).pages[0].warnings == p.warnings
 
 
