@@ -55,8 +55,8 @@ class DataConfig:
             photos with signs and labels, photographed documents, video frames and screens).
         scene_gray_share: fraction of scene pages turned grey.
         lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
-            (:class:`~vision.training.synth.pages.PageRenderer`); 0 in the shipped recipes.
-        layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as the shipped recipes).
+            (:class:`~vision.training.synth.pages.PageRenderer`); 0 by default, 0.3 in the stage-3 recipe.
+        layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as in stages 1-2).
     """
 
     fonts_dir: str = ".cache/fonts"

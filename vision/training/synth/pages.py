@@ -190,7 +190,7 @@ class PageRenderer:
         fonts: font files to draw with (symbol fonts excluded); style tags pick fonts per layout.
         words: ``rng -> str``, a text source (e.g. :class:`vision.training.synth.corpus.TextSampler`).
         lone_quantities: share of receipt item lines that start with a quantity standing alone ("1  Edamame"),
-            a glyph narrow enough that detectors drop it; 0 keeps the receipts the shipped recipes drew.
+            a glyph narrow enough that detectors drop it; 0 (the default) draws none.
         layouts: weights of the layouts drawn (missing ones keep :data:`LAYOUT_WEIGHTS`), e.g. ``{"receipt": 1.0}``
             to draw receipts more often.
     """
