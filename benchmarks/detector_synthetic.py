@@ -2,8 +2,8 @@
 
     python benchmarks/detector_synthetic.py OLD.safetensors NEW.safetensors [--pages 50] [--bank .carry/reco]
 
-Four sets drawn with seeds ``[5001..5004, i]`` (training streams use config seeds under 100): synthetic document
-pages, receipts with 30% of their item lines led by a lone quantity, scene photos
+Four sets drawn with seeds ``[5001..5004, i]`` (training streams use config seeds under 100): synthetic
+document pages, receipts with 30% of their item lines led by a lone quantity, scene photos
 (:func:`~vision.training.detection_data.scene_validation_pages`) and scene photos whose photographed documents
 are receipts. Each file is read with ``unclip_ratio`` 0.5, ``bin_thresh`` 0.3, ``box_thresh`` 0.5, no pad (the
 labels' own extent); prints precision, recall and F1 at IoU 0.5 per set. The bank is the one
@@ -29,14 +29,16 @@ def page_sets(bank: str, n: int) -> dict[str, list]:
     from vision.training.detection_data import DataConfig, PageSources, scene_validation_pages
     from vision.training.synth.pages import LAYOUTS
 
-    base = DataConfig(fonts_dir=f"{bank}/fonts", dict_dir=f"{bank}/words", photos_dir=f"{bank}/photos", pdf_dir="")
+    base = DataConfig(fonts_dir=f"{bank}/fonts", dict_dir=f"{bank}/words", photos_dir=f"{bank}/photos",
+                      pdf_dir="")
     docs = PageSources(base)
     lone = PageSources(replace(base, lone_quantities=0.3))
     only_receipts = {k: float(k == "receipt") for k in LAYOUTS}
     return {
         "document_pages": [docs(np.random.default_rng([5001, i])) for i in range(n)],
         "receipts_lone_quantities": [
-            (p.image, p.boxes) for p in (lone.renderer(np.random.default_rng([5002, i]), "receipt") for i in range(n))
+            (p.image, p.boxes)
+            for p in (lone.renderer(np.random.default_rng([5002, i]), "receipt") for i in range(n))
         ],
         "scene_photos": scene_validation_pages(base, n, 5003),
         "scene_photos_receipts": scene_validation_pages(
@@ -66,8 +68,8 @@ def main() -> None:
             # the pages are given, so the DataConfig argument goes unused
             detection_eval._load_pages(model, DataConfig(), torch.device("cpu"), None, 0.0, pages)
             c = detection_eval._score(params)
-            report.setdefault(path, {})[name] = {"precision": round(c.precision, 4), "recall": round(c.recall, 4),
-                                                 "f1": round(c.f1, 4)}
+            report.setdefault(path, {})[name] = {
+                "precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4)}
             print(path, name, report[path][name], flush=True)
     print(json.dumps(report, indent=1))
 

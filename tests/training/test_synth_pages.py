@@ -156,3 +156,20 @@ def test_layout_weights(renderer):
         PageRenderer(fonts, words, layouts={"poster": 1.0})
     with pytest.raises(ValueError, match="non-negative"):
         PageRenderer(fonts, words, layouts=dict.fromkeys(LAYOUTS, 0.0))
+
+
+def test_receipts_with_dash_prices(renderer):
+    """``dash_prices``: receipt prices written as a whole amount and a dash standing alone ("500. —"), the dash a
+    word box of its own with ink; at 0 (the default) the receipts are the pages drawn without the option."""
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    words = renderer.words
+    plain = renderer(np.random.default_rng(5), "receipt")
+    off = PageRenderer(fonts, words, dash_prices=0.0)(np.random.default_rng(5), "receipt")
+    assert np.array_equal(plain.image, off.image) and plain.texts == off.texts
+    page = PageRenderer(fonts, words, dash_prices=1.0)(np.random.default_rng(5), "receipt")
+    dashes = [i for i, t in enumerate(page.texts) if t in ("—", "–")]
+    assert len(dashes) >= 5 and not any(t in ("—", "–") for t in plain.texts)
+    for i in dashes:
+        assert page.texts[i - 1].endswith(".") and page.texts[i - 1][:-1].isdigit()  # "500." before its dash
+        x0, y0, x1, y1 = page.boxes[i]
+        assert (page.image[int(y0):int(y1) + 1, int(x0):int(x1) + 1].mean(axis=2) < 160).any()

@@ -56,6 +56,8 @@ class DataConfig:
         scene_gray_share: fraction of scene pages turned grey.
         lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
             (:class:`~vision.training.synth.pages.PageRenderer`); 0 by default, 0.3 in the stage-3 recipe.
+        dash_prices: share of synthetic receipt prices written "500. —" (the dash a word of its own); 0 by
+            default.
         layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as in stages 1-2).
     """
 
@@ -73,6 +75,7 @@ class DataConfig:
     scene_share: float = 0.0
     scene_gray_share: float = 0.15
     lone_quantities: float = 0.0
+    dash_prices: float = 0.0
     layouts: dict[str, float] = field(default_factory=dict)
 
 
@@ -111,7 +114,8 @@ class PageSources:
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
-                                                 lone_quantities=cfg.lone_quantities, layouts=cfg.layouts)
+                                                 lone_quantities=cfg.lone_quantities,
+                                                 dash_prices=cfg.dash_prices, layouts=cfg.layouts)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:

@@ -38,8 +38,8 @@ COVERAGE_FILE = "coverage.json"
 
 LAYOUTS = ("article", "letter", "form", "receipt", "table", "invoice", "slide")
 # How often each layout is drawn when none is asked for (PageRenderer's ``layouts`` overrides).
-LAYOUT_WEIGHTS: dict[str, float] = {"article": 0.2, "letter": 0.12, "form": 0.24, "receipt": 0.16, "table": 0.12,
-                                    "invoice": 0.1, "slide": 0.06}
+LAYOUT_WEIGHTS: dict[str, float] = {"article": 0.2, "letter": 0.12, "form": 0.24, "receipt": 0.16,
+                                    "table": 0.12, "invoice": 0.1, "slide": 0.06}
 _ASCII = frozenset(chr(c) for c in range(33, 127))
 
 
@@ -191,16 +191,18 @@ class PageRenderer:
         words: ``rng -> str``, a text source (e.g. :class:`vision.training.synth.corpus.TextSampler`).
         lone_quantities: share of receipt item lines that start with a quantity standing alone ("1  Edamame"),
             a glyph narrow enough that detectors drop it; 0 (the default) draws none.
-        layouts: weights of the layouts drawn (missing ones keep :data:`LAYOUT_WEIGHTS`), e.g. ``{"receipt": 1.0}``
-            to draw receipts more often.
+        dash_prices: share of receipt prices written as a whole amount and a dash standing alone
+            ("500. —"), as catalogues and price lists print them; 0 (the default) draws none.
+        layouts: weights of the layouts drawn (missing ones keep :data:`LAYOUT_WEIGHTS`), e.g.
+            ``{"receipt": 1.0}`` to draw receipts more often.
     """
 
     def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0,
-                 layouts: dict[str, float] | None = None) -> None:
+                 dash_prices: float = 0.0, layouts: dict[str, float] | None = None) -> None:
         self.fonts = [f for f in fonts if "symbol" not in f.styles]
         if not self.fonts:
             raise ValueError("no usable fonts")
-        self.words, self.lone_quantities = words, lone_quantities
+        self.words, self.lone_quantities, self.dash_prices = words, lone_quantities, dash_prices
         unknown = set(layouts or {}) - set(LAYOUTS)
         if unknown:
             raise ValueError(f"unknown layouts {sorted(unknown)}; expected some of {LAYOUTS}")

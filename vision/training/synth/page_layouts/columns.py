@@ -45,6 +45,8 @@ def receipt(r, c, rng: np.random.Generator) -> None:
             continue
         left = _words(r, rng, font, int(rng.integers(1, 5)), upper)
         right = [f"{rng.integers(0, 999)}.{rng.integers(0, 100):02d}"]
+        if r.dash_prices and rng.random() < r.dash_prices:  # "500. —": whole amount, its dash a word alone
+            right = [f"{int(np.exp(rng.uniform(0, np.log(5000))))}.", "—" if rng.random() < 0.6 else "–"]
         if roll < 0.3:
             right = [str(int(rng.integers(1, 10))), *right]
         if r.lone_quantities and rng.random() < r.lone_quantities:  # "1  EDAMAME": the quantity alone first
