@@ -47,12 +47,9 @@ def page_sets(bank: str, n: int) -> dict[str, list]:
 
 
 def main() -> None:
-    import torch
-
     from vision.models import get_model
     from vision.ops.db_postprocess import DBOptions
-    from vision.training import detection_eval
-    from vision.training.detection_data import DataConfig
+    from vision.training.detection_eval import score_pages
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("weights", nargs="+", help="safetensors files of db_mobilenet_v3_large")
@@ -65,9 +62,7 @@ def main() -> None:
     for path in args.weights:
         model = get_model("db_mobilenet_v3_large", weights=path)
         for name, pages in sets.items():
-            # the pages are given, so the DataConfig argument goes unused
-            detection_eval._load_pages(model, DataConfig(), torch.device("cpu"), None, 0.0, pages)
-            c = detection_eval._score(params)
+            c = score_pages(model, pages, params)
             report.setdefault(path, {})[name] = {
                 "precision": round(c.precision, 4), "recall": round(c.recall, 4), "f1": round(c.f1, 4)}
             print(path, name, report[path][name], flush=True)

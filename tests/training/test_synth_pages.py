@@ -27,15 +27,19 @@ def renderer() -> PageRenderer:
     return PageRenderer(fonts, lambda rng: WORDS[int(rng.integers(len(WORDS)))])
 
 
+def _receipt_with(renderer, option: str):
+    """The same seed's receipt drawn plain and with ``option`` at 1; the option at 0 must draw the plain page."""
+    fonts = discover_fonts([DEJAVU], include_system=False)
+    plain = renderer(np.random.default_rng(5), "receipt")
+    off = PageRenderer(fonts, renderer.words, **{option: 0.0})(np.random.default_rng(5), "receipt")
+    assert np.array_equal(plain.image, off.image) and plain.texts == off.texts
+    return plain, PageRenderer(fonts, renderer.words, **{option: 1.0})(np.random.default_rng(5), "receipt")
+
+
 def test_receipts_with_lone_quantities(renderer):
     """``lone_quantities``: receipt item lines start with a quantity standing alone, a word box of its own at the
     left margin; at 0 (the default) the receipts are the pages drawn without the option."""
-    fonts = discover_fonts([DEJAVU], include_system=False)
-    words = renderer.words
-    plain = renderer(np.random.default_rng(5), "receipt")
-    off = PageRenderer(fonts, words, lone_quantities=0.0)(np.random.default_rng(5), "receipt")
-    assert np.array_equal(plain.image, off.image) and plain.texts == off.texts
-    page = PageRenderer(fonts, words, lone_quantities=1.0)(np.random.default_rng(5), "receipt")
+    plain, page = _receipt_with(renderer, "lone_quantities")
     margin = page.boxes[:, 0].min()
     lone = [t for t, b in zip(page.texts, page.boxes) if t.isdigit() and b[0] - margin < 2 and b[2] - b[0] < 40]
     assert len(lone) >= 5 and len(lone) > len([t for t in plain.texts if t.isdigit() and len(t) <= 2])
@@ -161,12 +165,7 @@ def test_layout_weights(renderer):
 def test_receipts_with_dash_prices(renderer):
     """``dash_prices``: receipt prices written as a whole amount and a dash standing alone ("500. —"), the dash a
     word box of its own with ink; at 0 (the default) the receipts are the pages drawn without the option."""
-    fonts = discover_fonts([DEJAVU], include_system=False)
-    words = renderer.words
-    plain = renderer(np.random.default_rng(5), "receipt")
-    off = PageRenderer(fonts, words, dash_prices=0.0)(np.random.default_rng(5), "receipt")
-    assert np.array_equal(plain.image, off.image) and plain.texts == off.texts
-    page = PageRenderer(fonts, words, dash_prices=1.0)(np.random.default_rng(5), "receipt")
+    plain, page = _receipt_with(renderer, "dash_prices")
     dashes = [i for i, t in enumerate(page.texts) if t in ("—", "–")]
     assert len(dashes) >= 5 and not any(t in ("—", "–") for t in plain.texts)
     for i in dashes:

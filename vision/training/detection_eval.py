@@ -20,7 +20,7 @@ from vision.ops.db_postprocess import DBOptions, db_postprocess
 from vision.predictors.detection.predictor import DetectionPredictor, fit_page, pick_shape
 from vision.training.detection_data import DataConfig, scene_validation_pages, validation_pages
 
-__all__ = ["BIN_SWEEP", "UNCLIP_SWEEP", "calibrate", "calibrate_scenes", "validate"]
+__all__ = ["BIN_SWEEP", "UNCLIP_SWEEP", "calibrate", "calibrate_scenes", "score_pages", "validate"]
 
 UNCLIP_SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 BIN_SWEEP = (0.2, 0.3, 0.4)
@@ -80,6 +80,15 @@ def _load_pages(
         ignore = np.asarray(rest[0], np.float64).reshape(-1, 4) * scale if rest else None
         _PAGES.append((prob, truth + np.array([-label_pad, -label_pad, label_pad, label_pad]), ignore))
     return len(pages)
+
+
+def score_pages(
+    model: DBNet, pages: list[tuple[np.ndarray, ...]], params: DBOptions, device: torch.device | None = None
+) -> Counts:
+    """Detection counts (IoU 0.5) of ``model`` with ``params`` on ``pages``: ``(image, boxes[, ignore])`` in
+    pixels, labels as given (no padding)."""
+    _load_pages(model, DataConfig(), device or torch.device("cpu"), None, 0.0, pages)
+    return _score(params)
 
 
 def validate(
