@@ -110,10 +110,11 @@ DEFAULT_WEIGHTS: dict[str, Weights] = {
             "postprocess": _POSTPROCESS,
             "metrics": {
                 # 2-core dev CPU, shipped post-processing: vision eval detection (funsd/sroie/ic15, IoU 0.5) and
-                # vision eval ocr --photo off (ocr_*: every page read by this detector, the default recognizer; page CERs above 1 would be capped at 1
-                # here); docs/models/detection.md
+                # vision eval ocr --photo off (ocr_*: every page read by this detector, the default recognizer;
+                # page CERs above 1 would be capped at 1 here); docs/models/detection.md
                 # stage 1's 40 held-out PDF pages (the last of the 700 that vision.training.assets --detection renders),
-                # labels as trained, unclip_ratio 0.5 (the trainer's validation); stage 2's weights: 0.851, stage 3's: 0.826
+                # labels as trained, unclip_ratio 0.5 (the trainer's validation); stage 2's weights: 0.851,
+                # stage 3's: 0.826
                 "validation_f1_iou50": {"labels_unclip05": 0.8174},
                 "funsd_dev": {"precision": 0.8548, "recall": 0.7953, "f1": 0.824, "f1_iou30": 0.9069},
                 "sroie_dev": {"precision": 0.909, "recall": 0.8562, "f1": 0.8819, "f1_iou30": 0.9375},
@@ -121,7 +122,8 @@ DEFAULT_WEIGHTS: dict[str, Weights] = {
                 "ocr_funsd_dev": {"det_f1": 0.846, "e2e_f1": 0.7654, "page_cer": 0.1057, "page_cer_nospace": 0.0965},
                 "ocr_sroie_dev": {"det_f1": 0.8982, "e2e_f1": 0.8281, "page_cer": 0.2629, "page_cer_nospace": 0.2969},
                 "ocr_ic15_dev": {"det_f1": 0.3908, "e2e_f1": 0.274, "page_cer": 0.9329, "page_cer_nospace": 0.8903},
-                "ocr_wildreceipt_dev": {"det_f1": 0.4047, "e2e_f1": 0.2776, "page_cer": 0.2373, "page_cer_nospace": 0.163},
+                "ocr_wildreceipt_dev": {"det_f1": 0.4047, "e2e_f1": 0.2776, "page_cer": 0.2373,
+                                        "page_cer_nospace": 0.163},
             },
         },
     ),
@@ -145,7 +147,8 @@ DEFAULT_WEIGHTS: dict[str, Weights] = {
                 "funsd_dev": {"precision": 0.8527, "recall": 0.7932, "f1": 0.8219, "f1_iou30": 0.9046},
                 "sroie_dev": {"precision": 0.889, "recall": 0.8414, "f1": 0.8645, "f1_iou30": 0.9246},
                 "ocr_ic15_dev": {"det_f1": 0.5336, "e2e_f1": 0.3896, "page_cer": 0.6827, "page_cer_nospace": 0.6653},
-                "ocr_wildreceipt_dev": {"det_f1": 0.3909, "e2e_f1": 0.2659, "page_cer": 0.246, "page_cer_nospace": 0.1696},
+                "ocr_wildreceipt_dev": {"det_f1": 0.3909, "e2e_f1": 0.2659, "page_cer": 0.246,
+                                        "page_cer_nospace": 0.1696},
             },
         },
     ),
