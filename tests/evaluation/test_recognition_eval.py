@@ -25,6 +25,15 @@ def test_scores_follow_the_shared_definitions() -> None:
         ev.score_texts(["a"], [])
 
 
+def test_nospace_scores_remove_all_whitespace() -> None:
+    """For transcriptions without spaces (``"nospace": true`` sets) a reading's spaces cost nothing."""
+    preds, truths = ["TOTAL 248.60", "7% GST", "Tax 1.0"], ["TOTAL248.60", "7%GST", "Tax:1.0"]
+    s = ev.score_texts(preds, truths, nospace=True)
+    assert s.n == 3 and s.word_accuracy == pytest.approx(2 / 3) and s.errors == 1 and s.chars == 11 + 5 + 7
+    collapsed = ev.score_texts(preds, truths)
+    assert collapsed.word_accuracy == 0 and collapsed.errors == 1 + 1 + 1
+
+
 def test_levenshtein_fallback_matches_rapidfuzz(monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = [("kitten", "sitting"), ("", "abc"), ("flaw", "lawn"), ("été", "ete"), ("same", "same")]
     fast = [ev.levenshtein(a, b) for a, b in pairs]
@@ -84,6 +93,21 @@ def test_page_sets_are_cut_into_word_crops(tmp_path) -> None:
     assert texts == ["TOTAL", "edge"] and ids == ["p0_w000", "p0_w003"]
     np.testing.assert_array_equal(images[0], page[38:42 + h, 28:32 + w])
     assert images[1].shape == (120 - 98, 200 - 188, 3)  # clipped to the page
+
+
+def test_cli_scores_nospace_sets_without_whitespace(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.app.cli import main
+
+    root = _crop_set(tmp_path / "set", ["TOTAL", "Invoice"])
+    index = json.loads((root / "index.json").read_text())
+    (root / "index.json").write_text(json.dumps({**index, "nospace": True}))
+    gt = json.loads((root / "gt" / "c000.json").read_text())
+    gt["words"][0]["text"] = "T O T A L"  # the spaced-out truth scores as "TOTAL"
+    (root / "gt" / "c000.json").write_text(json.dumps(gt))
+    assert main(["eval", "recognition", "--data", str(root), "--json", "--device", "cpu"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["nospace"] is True and report["chars"] == len("TOTAL") + len("Invoice")
+    assert report["word_accuracy"] == 1.0
 
 
 def test_cli_prints_json(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,9 @@
 whitespace is collapsed on both sides; word accuracy is the exact-match rate; CER is the total Levenshtein
 distance divided by the total number of ground-truth characters. A page set (``--data
 ../shared/data/funsd_dev``) is read as one crop per ground-truth word, cut as ``words_dev`` was: a larger
-sample of the same kind of crops.
+sample of the same kind of crops. A set whose ``index.json`` says ``"nospace": true`` (``wildreceipt_dev``:
+its transcriptions have every space removed) is scored with all whitespace removed from both sides, as its
+page CER is.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.evaluation.data import CropSample, open_set
+from vision.evaluation.data import CropSample, open_set, read_index
 
 __all__ = ["TASK", "RecognitionScores", "add_arguments", "levenshtein", "load_crop_set", "run", "score_texts"]
 
@@ -52,17 +54,18 @@ def levenshtein(a: str, b: str) -> int:
     return int(Levenshtein.distance(a, b))
 
 
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
+def _collapse(text: str, nospace: bool = False) -> str:
+    return ("" if nospace else " ").join(text.split())
 
 
-def score_texts(predictions: Sequence[str], truths: Sequence[str]) -> RecognitionScores:
-    """Word accuracy (both casings) and CER of ``predictions`` against ``truths`` (same order)."""
+def score_texts(predictions: Sequence[str], truths: Sequence[str], *, nospace: bool = False) -> RecognitionScores:
+    """Word accuracy (both casings) and CER of ``predictions`` against ``truths`` (same order); ``nospace``:
+    with all whitespace removed from both sides instead of collapsed (for transcriptions without spaces)."""
     if len(predictions) != len(truths):
         raise ValueError(f"{len(predictions)} predictions for {len(truths)} ground truths")
     exact = exact_ci = errors = chars = 0
     for p, t in zip(predictions, truths):
-        p, t = _collapse(p), _collapse(t)
+        p, t = _collapse(p, nospace), _collapse(t, nospace)
         exact += p == t
         exact_ci += p.casefold() == t.casefold()
         errors += levenshtein(p, t)
@@ -137,9 +140,11 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     results = predictor(images)
     elapsed = time.perf_counter() - start
-    scores = score_texts([t for t, _ in results], truths)
+    nospace = bool(read_index(args.data).get("nospace", False))
+    scores = score_texts([t for t, _ in results], truths, nospace=nospace)
     report = {"set": str(args.data), "arch": predictor.arch, "weights": str(args.weights), "lexicon": lexicon,
-              "slanted": args.slanted, "device": str(predictor.device), **asdict(scores), "crops_per_s": len(images) / max(elapsed, 1e-9)}
+              "slanted": args.slanted, "device": str(predictor.device), "nospace": nospace, **asdict(scores),
+              "crops_per_s": len(images) / max(elapsed, 1e-9)}
     if args.json:
         print(json.dumps(report))
     else:
@@ -150,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     for (pred, conf), truth, crop_id in zip(results, truths, ids):
         if shown >= args.errors:
             break
-        if _collapse(pred).casefold() != _collapse(truth).casefold():
+        if _collapse(pred, nospace).casefold() != _collapse(truth, nospace).casefold():
             print(f"{crop_id}\t{truth!r}\t{pred!r}\t{conf:.2f}")
             shown += 1
     return 0
