@@ -162,6 +162,26 @@ def test_layout_weights(renderer):
         PageRenderer(fonts, words, layouts=dict.fromkeys(LAYOUTS, 0.0))
 
 
+def test_receipts_with_separator_rows(renderer):
+    """``separator_rows``: receipt rules printed as a row of one repeated glyph across the receipt, with ink but
+    no word box (receipt ground truths leave them out); at 0 (the default) the plain page is drawn."""
+    from PIL import Image, ImageDraw
+
+    from vision.training.synth.pages import _Canvas
+
+    plain, page = _receipt_with(renderer, "separator_rows")
+    assert page.texts and not any(set(t) <= set("*-=#~_.") for t in page.texts)
+    font = discover_fonts([DEJAVU], include_system=False)[0]
+    for seed in range(8):
+        image = Image.new("RGB", (400, 60), (255, 255, 255))
+        c = _Canvas(image, ImageDraw.Draw(image))
+        PageRenderer.separator(c, np.random.default_rng(seed), 20, 40, 380, font, 18, (0, 0, 0))
+        ink = np.asarray(image).mean(axis=2) < 128
+        cols = np.flatnonzero(ink.any(axis=0))
+        assert not c.boxes and not c.texts  # unlabelled
+        assert cols.min() < 40 and cols.max() > 350  # the row spans the receipt's width
+
+
 def test_receipts_with_dash_prices(renderer):
     """``dash_prices``: receipt prices written as a whole amount and a dash standing alone ("500. —"), the dash a
     word box of its own with ink; at 0 (the default) the receipts are the pages drawn without the option."""

@@ -57,7 +57,9 @@ class DataConfig:
         lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
             (:class:`~vision.training.synth.pages.PageRenderer`); 0 by default, 0.3 in the stage-3 recipe.
         dash_prices: share of synthetic receipt prices written "500. —" (the dash a word of its own); 0 by
-            default.
+            default, 0.3 in the stage-4 recipe.
+        separator_rows: share of synthetic receipt rules printed as an unlabelled row of one repeated glyph
+            ("*****"); 0 by default.
         layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as in stages 1-2).
     """
 
@@ -76,6 +78,7 @@ class DataConfig:
     scene_gray_share: float = 0.15
     lone_quantities: float = 0.0
     dash_prices: float = 0.0
+    separator_rows: float = 0.0
     layouts: dict[str, float] = field(default_factory=dict)
 
 
@@ -115,7 +118,8 @@ class PageSources:
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
                                                  lone_quantities=cfg.lone_quantities,
-                                                 dash_prices=cfg.dash_prices, layouts=cfg.layouts)
+                                                 dash_prices=cfg.dash_prices, separator_rows=cfg.separator_rows,
+                                                 layouts=cfg.layouts)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:

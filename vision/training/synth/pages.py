@@ -193,16 +193,21 @@ class PageRenderer:
             a glyph narrow enough that detectors drop it; 0 (the default) draws none.
         dash_prices: share of receipt prices written as a whole amount and a dash standing alone
             ("500. —"), as catalogues and price lists print them; 0 (the default) draws none.
+        separator_rows: share of receipt rules printed as a row of one repeated glyph ("*****", "-----",
+            "=====") in the receipt's font, unlabelled: receipt ground truths (SROIE, WildReceipt) do not
+            transcribe them; 0 (the default) draws every rule as a line.
         layouts: weights of the layouts drawn (missing ones keep :data:`LAYOUT_WEIGHTS`), e.g.
             ``{"receipt": 1.0}`` to draw receipts more often.
     """
 
     def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0,
-                 dash_prices: float = 0.0, layouts: dict[str, float] | None = None) -> None:
+                 dash_prices: float = 0.0, separator_rows: float = 0.0,
+                 layouts: dict[str, float] | None = None) -> None:
         self.fonts = [f for f in fonts if "symbol" not in f.styles]
         if not self.fonts:
             raise ValueError("no usable fonts")
         self.words, self.lone_quantities, self.dash_prices = words, lone_quantities, dash_prices
+        self.separator_rows = separator_rows
         unknown = set(layouts or {}) - set(LAYOUTS)
         if unknown:
             raise ValueError(f"unknown layouts {sorted(unknown)}; expected some of {LAYOUTS}")
@@ -308,6 +313,16 @@ class PageRenderer:
                 c.draw.line([(x, y), (min(x + step / 2, x1), y)], fill=(0, 0, 0), width=width)
         else:
             c.draw.line([(x0, y), (x1, y)], fill=(0, 0, 0), width=width)
+
+    @staticmethod
+    def separator(c: _Canvas, rng: np.random.Generator, x0: float, baseline: float, x1: float, font: FontInfo,
+                  size: int, fill: tuple[int, int, int]) -> None:
+        """A row of one repeated glyph across ``[x0, x1]`` (a receipt's printed rule), unlabelled."""
+        f = _font(str(font.path), quantize_size(size))
+        glyph = "*-=#~_."[int(rng.integers(7))]
+        n = int((x1 - x0) // max(f.getlength(glyph), 1.0))
+        if n > 0:
+            c.draw.text((x0, baseline), glyph * n, font=f, fill=fill, anchor="ls")
 
     @staticmethod
     def scribble(c: _Canvas, rng: np.random.Generator, x: float, y: float, w: float, h: float) -> None:

@@ -40,7 +40,10 @@ def receipt(r, c, rng: np.random.Generator) -> None:
     while y < h * 0.9:
         roll = rng.random()
         if roll < 0.12:
-            r.rule(c, rng, m, y + lead / 2, w - m, dashed=rng.random() < 0.7)
+            if r.separator_rows and rng.random() < r.separator_rows:  # "*****": a printed rule, not a word
+                r.separator(c, rng, m, y + size, w - m, font, size, ink)
+            else:
+                r.rule(c, rng, m, y + lead / 2, w - m, dashed=rng.random() < 0.7)
             y += lead
             continue
         left = _words(r, rng, font, int(rng.integers(1, 5)), upper)
