@@ -7,8 +7,8 @@ document pages, receipts with 30% of their item lines led by a lone quantity, sc
 (:func:`~vision.training.detection_data.scene_validation_pages`), scene photos whose photographed documents
 are receipts, and close-up phone photos of receipts (the training pages' ``photo`` profile: the receipt
 filling most of the frame in perspective on a desk, with uneven light and blur, as phone photos of receipts
-are taken; :func:`photographed`). Each file is read with ``unclip_ratio`` 0.5, ``bin_thresh`` 0.3, ``box_thresh`` 0.5, no pad (the
-labels' own extent); prints precision, recall and F1 at IoU 0.5 per set. The bank is the one
+are taken; :func:`photographed`). Each file is read with ``unclip_ratio`` 0.5, ``bin_thresh`` 0.3,
+``box_thresh`` 0.5, no pad (the labels' own extent); prints precision, recall and F1 at IoU 0.5 per set. The bank is the one
 ``python -m vision.training.assets .carry/reco`` makes (fonts, word lists, photos).
 """
 
@@ -29,14 +29,15 @@ sys.path.append(str(REPO))
 def photographed(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
                  long_side: int = 1024) -> tuple[np.ndarray, np.ndarray]:
     """``image`` as a close-up phone photo (the ``photo`` page profile of the detector's training pages) and
-    its word ``boxes`` (px xyxy) carried through the same perspective, as the boxes around the moved corners."""
+    its word ``boxes`` (px xyxy) carried through the same perspective: the boxes around the moved corners."""
     import cv2
 
     from vision.training.synth.degrade import transform_points
     from vision.training.synth.page_degrade import degrade_page, page_geometry, warp_page
 
     s = long_side / max(image.shape[:2])
-    image = cv2.resize(image, (round(image.shape[1] * s), round(image.shape[0] * s)), interpolation=cv2.INTER_AREA)
+    size = (round(image.shape[1] * s), round(image.shape[0] * s))
+    image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4) * s
     matrix, out_shape = page_geometry(image.shape, rng, "photo")
     image = degrade_page(warp_page(image, matrix, out_shape, rng, photo=True), rng, "photo")
@@ -66,7 +67,7 @@ def page_sets(bank: str, n: int) -> dict[str, list]:
             replace(base, lone_quantities=0.3, layouts=only_receipts), n, 5004),
         "receipt_photos": [
             photographed(p.image, p.boxes, np.random.default_rng([5005, i, 1]))
-            for i, p in enumerate(lone.renderer(np.random.default_rng([5005, i]), "receipt") for i in range(n))
+            for i, p in enumerate(lone.renderer(np.random.default_rng([5005, j]), "receipt") for j in range(n))
         ],
     }
 

@@ -58,7 +58,8 @@ def _collapse(text: str, nospace: bool = False) -> str:
     return ("" if nospace else " ").join(text.split())
 
 
-def score_texts(predictions: Sequence[str], truths: Sequence[str], *, nospace: bool = False) -> RecognitionScores:
+def score_texts(predictions: Sequence[str], truths: Sequence[str], *,
+                nospace: bool = False) -> RecognitionScores:
     """Word accuracy (both casings) and CER of ``predictions`` against ``truths`` (same order); ``nospace``:
     with all whitespace removed from both sides instead of collapsed (for transcriptions without spaces)."""
     if len(predictions) != len(truths):

@@ -117,9 +117,8 @@ class PageSources:
             self.pdf = RenderedPages(Path(cfg.pdf_dir), range(split, n) if validation else range(split))
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
-                                                 lone_quantities=cfg.lone_quantities,
-                                                 dash_prices=cfg.dash_prices, separator_rows=cfg.separator_rows,
-                                                 layouts=cfg.layouts)
+                                                 lone_quantities=cfg.lone_quantities, dash_prices=cfg.dash_prices,
+                                                 separator_rows=cfg.separator_rows, layouts=cfg.layouts)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:

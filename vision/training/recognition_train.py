@@ -74,8 +74,8 @@ def _train(cfg: RecognitionTrainConfig, out: Path, d: Dist, *, resume: Path | No
     t_start = time.perf_counter()
     device = d.device
     torch.manual_seed(cfg.seed)
-    # Batches come in many widths (buckets) and label lengths: cuDNN autotuning would time every new shape, which
-    # halves the samples of a short GPU call (docs/models/recognition.md, *Training on several GPUs*).
+    # Batches come in many widths (buckets) and label lengths: cuDNN autotuning would time every new shape,
+    # which halves the samples of a short GPU call (docs/models/recognition.md, *Training on several GPUs*).
     torch.backends.cudnn.benchmark = False
     model = build(cfg.arch, cfg.model).to(device).train()
     if cfg.freeze:

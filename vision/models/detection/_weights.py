@@ -58,8 +58,8 @@ _DATA = (
     "plasma-workspace-wallpapers: GPL-2+; 8 more held out), photographed documents and receipts, video "
     "frames and screens (vision.training.synth.scene_pages). Stage 3: synthetic pages only (no PDF pages) in "
     "the 247 fonts and 18 word lists of the recognition bank, 45% documents (receipts on 37% of them, 30% of "
-    "their item lines led by a lone quantity) and 55% scene pages as in stage 2. Stage 4: stage 3's data with 30% "
-    "of receipt prices followed by a dash standing alone (\"500. \u2014\"). No evaluation-set data."
+    "their item lines led by a lone quantity) and 55% scene pages as in stage 2. Stage 4: stage 3's data with "
+    "30% of receipt prices followed by a dash standing alone (\"500. \u2014\"). No evaluation-set data."
 )
 
 _PHOTO_RECIPE = {

@@ -28,6 +28,7 @@ __all__ = [
     "PageRenderer",
     "LAYOUTS",
     "LAYOUT_WEIGHTS",
+    "SEPARATOR_GLYPHS",
     "quantize_size",
     "carry_page_fonts",
     "write_coverage",
@@ -41,6 +42,8 @@ LAYOUTS = ("article", "letter", "form", "receipt", "table", "invoice", "slide")
 LAYOUT_WEIGHTS: dict[str, float] = {"article": 0.2, "letter": 0.12, "form": 0.24, "receipt": 0.16,
                                     "table": 0.12, "invoice": 0.1, "slide": 0.06}
 _ASCII = frozenset(chr(c) for c in range(33, 127))
+SEPARATOR_GLYPHS = "*-=#~_."
+"""Glyphs receipts repeat across a row as a printed rule (``PageRenderer(separator_rows=)``)."""
 
 
 @dataclass
@@ -319,7 +322,7 @@ class PageRenderer:
                   size: int, fill: tuple[int, int, int]) -> None:
         """A row of one repeated glyph across ``[x0, x1]`` (a receipt's printed rule), unlabelled."""
         f = _font(str(font.path), quantize_size(size))
-        glyph = "*-=#~_."[int(rng.integers(7))]
+        glyph = SEPARATOR_GLYPHS[int(rng.integers(len(SEPARATOR_GLYPHS)))]
         n = int((x1 - x0) // max(f.getlength(glyph), 1.0))
         if n > 0:
             c.draw.text((x0, baseline), glyph * n, font=f, fill=fill, anchor="ls")
