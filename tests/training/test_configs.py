@@ -59,17 +59,20 @@ def test_recognition_config_builds_the_shipped_model(path: Path) -> None:
 
 
 def test_last_stage_of_the_default_recognizer_builds_its_exact_config() -> None:
-    """The last stage (scene, screen, receipt and multilingual text) builds the shipped block table, not only
-    the same parameter count (``rect`` and ``rect_late`` tables have identical weights shapes), trains every
-    weight, and draws from known generators only."""
+    """The last stage (every run of it, if a soup; scene, screen, receipt and multilingual text) builds the
+    shipped block table, not only the same parameter count (``rect`` and ``rect_late`` tables have identical
+    weights shapes), trains every weight, and draws from known generators only."""
     from vision.training.synth.mix import GENERATORS
 
-    stages = get_entry("crnn_mobilenet_small").weights.meta["recipe"]["stages"]
-    cfg = _recognition_config(ROOT / stages[-1]["config"])
-    assert cfg.freeze == ()
-    assert set(cfg.mix) == {"words", "multilingual", "scene", "overlay", "receipt"} <= set(GENERATORS)
-    assert abs(sum(cfg.mix.values()) - 1.0) < 1e-6
-    assert get_model(cfg.arch, weights=None, **cfg.model).config == get_model(cfg.arch, weights=None).config
+    last = get_entry("crnn_mobilenet_small").weights.meta["recipe"]["stages"][-1]
+    runs = last["soup"] if "soup" in last else [last]  # a soup stage: every run it averages
+    for run in runs:
+        cfg = _recognition_config(ROOT / run["config"])
+        assert cfg.freeze == ()
+        assert set(cfg.mix) == {"words", "multilingual", "scene", "overlay", "receipt"} <= set(GENERATORS)
+        assert abs(sum(cfg.mix.values()) - 1.0) < 1e-6
+        built = get_model(cfg.arch, weights=None, **cfg.model)
+        assert built.config == get_model(cfg.arch, weights=None).config
 
 
 @pytest.mark.parametrize("name", ["db_mobilenet_v3_large", "db_mobilenet_v3_large_photo"])
