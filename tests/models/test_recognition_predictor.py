@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -105,3 +109,15 @@ def test_lanes_read_like_one_lane() -> None:
     assert two([]) == []
     with pytest.raises(ValueError, match="lanes"):
         RecognitionPredictor(one.model, arch=one.arch, device=one.device, dtype=one.dtype, lanes=0)
+
+
+def test_building_the_recognizer_leaves_torchvision_unimported():
+    """The registry imports every model module; torchvision (which loads ``torch._dynamo``, ~1.5 s of start-up)
+    is imported only where a model or op uses it, so a recognition-only process never pays for it."""
+    code = (
+        "import sys, vision; vision.recognition_predictor(device='cpu', onnx=False); "
+        "assert 'torchvision' not in sys.modules, 'torchvision imported'"
+    )
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr

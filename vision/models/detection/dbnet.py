@@ -14,7 +14,6 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torchvision import models as tvm
 
 from vision.models._registry import register_model
 from vision.models.detection._weights import DEFAULT_WEIGHTS
@@ -70,6 +69,8 @@ class DBOutput(NamedTuple):
 
 def _backbone(name: str) -> tuple[nn.ModuleList, list[int]]:
     """Four stages with outputs at strides 4, 8, 16 and 32, and their channel counts."""
+    from torchvision import models as tvm  # here, not at import: the registry imports every model module
+
     if name == "mobilenet_v3_large":
         f = tvm.mobilenet_v3_large(weights=None).features
         # stage ends: features[3] stride 4 (24 ch), [6] stride 8 (40), [12] stride 16 (112), [15] stride 32
