@@ -46,13 +46,19 @@ def photographed(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
     return image, np.concatenate([moved.min(1), moved.max(1)], axis=1).astype(np.float32)
 
 
+def bank_config(bank: str):
+    """The detector's :class:`~vision.training.detection_data.DataConfig` over a training bank, no PDF pages."""
+    from vision.training.detection_data import DataConfig
+
+    return DataConfig(fonts_dir=f"{bank}/fonts", dict_dir=f"{bank}/words", photos_dir=f"{bank}/photos", pdf_dir="")
+
+
 def page_sets(bank: str, n: int) -> dict[str, list]:
     """The five held-out sets: ``{name: [(image, boxes[, ignore])]}``."""
-    from vision.training.detection_data import DataConfig, PageSources, scene_validation_pages
+    from vision.training.detection_data import PageSources, scene_validation_pages
     from vision.training.synth.pages import LAYOUTS
 
-    base = DataConfig(fonts_dir=f"{bank}/fonts", dict_dir=f"{bank}/words", photos_dir=f"{bank}/photos",
-                      pdf_dir="")
+    base = bank_config(bank)
     docs = PageSources(base)
     lone = PageSources(replace(base, lone_quantities=0.3))
     only_receipts = {k: float(k == "receipt") for k in LAYOUTS}

@@ -29,9 +29,9 @@ SCENE_KINDS = ("scene", "overlay", "empty")  # photographed documents ("document
 
 def main(argv: list[str] | None = None) -> int:
     import vision.pipelines.ocr.photo as photo
-    from detector_synthetic import photographed
+    from detector_synthetic import bank_config, photographed
     from vision.pipelines.ocr import ocr_predictor
-    from vision.training.detection_data import DataConfig, PageSources
+    from vision.training.detection_data import PageSources
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=80, help="pages of each of the two sets")
@@ -50,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         return answer
 
     photo.is_photo = recorded
-    b = args.bank
-    base = DataConfig(fonts_dir=f"{b}/fonts", dict_dir=f"{b}/words", photos_dir=f"{b}/photos", pdf_dir="")
+    base = bank_config(args.bank)
     receipts = PageSources(replace(base, lone_quantities=0.3))
     scenes = PageSources(replace(base, scene_share=1.0))
     ocr = ocr_predictor(device="cpu")
@@ -70,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         group = [p for p in pages if p["kind"] == kind]
         called = sorted(p["boxes"] for p in group if p["photo"])
         print(f"{kind}: {len(group)} pages, {len(called)} called photos, their boxes {called}")
-    scene = [p["boxes"] for p in pages if p["photo"] and p["kind"][6:] in SCENE_KINDS]
+    scene = [p["boxes"] for p in pages if p["photo"] and p["kind"].removeprefix("scene_") in SCENE_KINDS]
     receipt = [p["boxes"] for p in pages if p["photo"] and p["kind"] == "receipt_photo"]
     for m in (80, 70, 60, 50, 45, 40, 35, 30):
         kept = sum(n < m for n in scene) / max(len(scene), 1)

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from vision.models import get_model
-    from vision.training.recognition import _config
+    from vision.training.recognition import load_config
     from vision.training.recognition_steps import make_renderer
     from vision.training.recognition_validation import validate
     from vision.training.synth.word_batches import render_fixed_set
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("weights", nargs="+", help="safetensors files of the config's architecture")
     ap.add_argument("--config", default=DEFAULT_CONFIG)
     args = ap.parse_args(argv)
-    cfg = _config(argparse.Namespace(config=args.config, set=[]))
+    cfg = load_config(args.config)
     samples = render_fixed_set(make_renderer(cfg), cfg.val_size, seed=10**6 + cfg.seed)
     for path in args.weights:
         model = get_model(cfg.arch, weights=path, **cfg.model)

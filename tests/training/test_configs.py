@@ -6,7 +6,6 @@ config file is cited by a shipped weight's meta, and every config a meta cites e
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from vision.models import get_entry, get_model, list_models
 from vision.training.detection import load_config
-from vision.training.recognition import _config, add_arguments
+from vision.training.recognition import load_config as load_recognition_config
 
 ROOT = Path(__file__).resolve().parents[2]
 RECOGNITION = sorted((ROOT / "configs" / "recognition").glob("*/*.json"))
@@ -35,9 +34,7 @@ def _cited(value: object) -> Iterator[str]:
 
 
 def _recognition_config(path: Path):
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return _config(parser.parse_args(["--config", str(path)]))
+    return load_recognition_config(path)
 
 
 def test_every_config_is_a_shipped_recipe_and_every_cited_config_exists() -> None:
@@ -82,3 +79,15 @@ def test_detection_config_loads_and_names_its_model(name: str) -> None:
     assert cfg.arch == "db_mobilenet_v3_large"  # the photo detector is the same network, trained further
     assert get_model(cfg.arch, weights=None).config == get_model(name, weights=None).config
     assert json.loads((ROOT / recipe["config"]).read_text())["data"]["val_pages"] == cfg.data.val_pages
+
+
+def test_recognition_config_takes_set_overrides() -> None:
+    """``--set KEY=JSON`` (stage 12's runs c and d are their configs with ``--set seed=N``) overrides a field;
+    an unknown field is refused."""
+    path = ROOT / "configs" / "recognition" / "crnn_mobilenet_small" / "stage12_soup_enumerations.json"
+    base = load_recognition_config(path)
+    tuned = load_recognition_config(path, ["seed=65", 'fonts=["a", "b"]'])
+    assert (base.seed, tuned.seed, tuned.fonts) == (63, 65, ("a", "b"))
+    assert tuned.mix == base.mix
+    with pytest.raises(SystemExit, match="unknown config fields"):
+        load_recognition_config(path, ["sead=65"])

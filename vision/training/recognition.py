@@ -26,6 +26,7 @@ import argparse
 import json
 from dataclasses import fields
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from vision.training.recognition_config import RecognitionTrainConfig
@@ -36,7 +37,8 @@ from vision.training.recognition_train import train
 from vision.training.recognition_validation import validate, validate_real
 from vision.training.schedule import TimeCosine
 
-__all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "freeze", "main", "run", "train",
+__all__ = ["TASK", "RecognitionTrainConfig", "TimeCosine", "add_arguments", "freeze", "load_config", "main", "run",
+           "train",
            "validate", "validate_real"]
 
 TASK = "recognition"
@@ -63,9 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default=None, help="cpu to train on the CPU (DDP over gloo) with a GPU present")
 
 
-def _config(args: argparse.Namespace) -> RecognitionTrainConfig:
-    values: dict[str, Any] = json.loads(Path(args.config).read_text()) if args.config else {}
-    for item in args.set:
+def load_config(path: str | Path | None, sets: Sequence[str] = ()) -> RecognitionTrainConfig:
+    """A :class:`RecognitionTrainConfig` from a JSON file with ``KEY=JSON`` overrides (``--set``) applied."""
+    values: dict[str, Any] = json.loads(Path(path).read_text()) if path else {}
+    for item in sets:
         key, _, raw = item.partition("=")
         values[key] = json.loads(raw)
     known = {f.name for f in fields(RecognitionTrainConfig)}
@@ -80,7 +83,7 @@ def _config(args: argparse.Namespace) -> RecognitionTrainConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point shared by the CLI and ``python -m``."""
-    cfg = _config(args)
+    cfg = load_config(args.config, args.set)
     train(cfg, Path(args.out), resume=Path(args.resume) if args.resume else None, max_minutes=args.max_minutes,
           max_steps=args.max_steps, bench_seconds=args.bench_data, restart_schedule=args.restart_schedule,
           reserve_seconds=args.reserve_seconds, init=Path(args.init) if args.init else None,
