@@ -144,6 +144,72 @@ def test_cpu_default_runs_the_cached_onnx_export(model, pages, reference, tmp_pa
         detection_predictor(weights=None, device="cpu", dtype=torch.bfloat16, onnx=True)
 
 
+def test_a_cached_export_of_registered_weights_builds_no_model(model, pages, tmp_path, monkeypatch):
+    """The export of a registered model's weight file is keyed by the file (``weights_key``): once cached,
+    building the predictor builds no network; other weights get their own export, bad ones still raise."""
+    from safetensors.torch import save_file
+
+    from vision.errors import WeightsError
+    from vision.fast.onnx import OnnxRunner
+    from vision.predictors.detection import predictor as module
+
+    monkeypatch.setenv("VISION_CACHE", str(tmp_path))
+    module.detection_predictor(device="cpu")
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 1
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the model was built")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "get_model", no_build)
+        cached = module.detection_predictor(device="cpu")
+    assert isinstance(cached.model, OnnxRunner)
+    x = cached.preprocess(np.stack(pages[:2]))
+    with torch.inference_mode():
+        torch.testing.assert_close(cached.model(x), model(x), rtol=1e-4, atol=1e-4)
+
+    state = {k: v.clone() for k, v in get_model("db_mobilenet_v3_large").state_dict().items()}
+    first = next(k for k in state if k.endswith("weight") and state[k].is_floating_point())
+    state[first] = state[first] * 0.5
+    save_file(state, str(tmp_path / "other.safetensors"))
+    other = module.detection_predictor(device="cpu", weights=str(tmp_path / "other.safetensors"))
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 2
+    with torch.inference_mode():
+        assert not torch.allclose(other.model(x), cached.model(x), atol=1e-3)
+    (tmp_path / "junk.safetensors").write_bytes(b"not a weight file")
+    with pytest.raises(WeightsError):
+        module.detection_predictor(device="cpu", weights=str(tmp_path / "junk.safetensors"))
+
+
+def test_weights_key_follows_name_checksum_and_wrapper():
+    from vision.fast.onnx import weights_key
+
+    key = weights_key("db_mobilenet_v3_large", "ab" * 32, "DBProbability")
+    assert key == weights_key("db_mobilenet_v3_large", "ab" * 32, "DBProbability")
+    assert key != weights_key("db_mobilenet_v3_large_photo", "ab" * 32, "DBProbability")
+    assert key != weights_key("db_mobilenet_v3_large", "cd" * 32, "DBProbability")
+    assert key != weights_key("db_mobilenet_v3_large", "ab" * 32)
+
+
+def test_the_cpu_pipeline_with_cached_exports_leaves_torchvision_unimported(tmp_path):
+    """The whole CPU OCR predictor, once its exports are cached, imports no torchvision (~1.7 s of start-up
+    on the 2-core CPU) and builds no torch model."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, vision; p = vision.ocr_predictor(device='cpu'); "
+        "p([np.full((200, 300, 3), 255, np.uint8)]); print('torchvision' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "VISION_CACHE": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                           check=False) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr[-2000:]
+    assert runs[1].stdout.strip().splitlines()[-1] == "False"
+
+
 def test_numpy_preprocess_matches_torch(pages):
     """The CPU path normalises with NumPy; the device path (GPU) with torch: same tensor."""
     p = _predictor(lambda x: x)

@@ -121,3 +121,22 @@ def test_building_the_recognizer_leaves_torchvision_unimported():
     root = Path(__file__).resolve().parents[2]
     run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr
+
+
+def test_a_cached_export_builds_no_model(tmp_path, monkeypatch):
+    """The CPU default keys its ONNX export by the shipped weight file, so a cached export is used without
+    building the network; the readings are the same."""
+    from vision.fast.onnx import OnnxRunner
+    from vision.predictors.recognition import predictor as module
+
+    monkeypatch.setenv("VISION_CACHE", str(tmp_path))
+    crops, _ = word_set(20)
+    first = module.recognition_predictor(device="cpu")
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the model was built")
+
+    monkeypatch.setattr(module, "get_model", no_build)
+    cached = module.recognition_predictor(device="cpu")
+    assert isinstance(cached.model, OnnxRunner)
+    assert cached(crops) == first(crops)

@@ -9,8 +9,11 @@ torch tensors so that it drops into a predictor in place of the ``nn.Module``.
 :func:`default_cache_dir`, named by a sha256 over the model's structure and weights (:func:`model_key`),
 so new weights (or a wider variant) get a new file and never a stale graph. The key covers the weights
 (every byte), the architecture (the module tree), the opset, the export settings, the torch version and
-the recipe (:data:`_CACHE_FORMAT`). A current file is never written again (not even its mtime changes
-within :data:`TOUCH_AFTER` seconds); a missing one is exported by one process at a time (an advisory
+the recipe (:data:`_CACHE_FORMAT`). A registered model with a weight file is keyed without being built
+(:func:`weights_key`: the file's sha256, the architecture's name, the source of ``vision.models`` and the
+torch and torchvision versions), so that a cache hit costs neither the model's construction nor the
+import of torchvision (about 2 s of a one-page ``vision ocr`` on a 2-core CPU). A current file is never
+written again (not even its mtime changes within :data:`TOUCH_AFTER` seconds); a missing one is exported by one process at a time (an advisory
 ``fcntl`` lock beside it, where the platform has one) into a temporary sibling renamed into place, so
 processes building predictors at once never read a partial file and export it once. Where the cache
 cannot be written (read-only home, sandbox) the model is exported to a temporary folder instead; nothing
@@ -21,14 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import hashlib
+import importlib.metadata
 import importlib.util
 import logging
 import os
 import tempfile
 import time
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +50,7 @@ __all__ = [
     "export_onnx",
     "model_key",
     "onnx_available",
+    "weights_key",
 ]
 
 _log = logging.getLogger(__name__)
@@ -125,25 +131,63 @@ def model_key(model: nn.Module, *extra: object) -> str:
     return h.hexdigest()
 
 
-def cached_runner(model: nn.Module, example: torch.Tensor, *, name: str,
+@functools.cache
+def _models_source() -> str:
+    """sha256 over the source files of ``vision.models`` (builders, layers, configs): a change to any of
+    them may change the graph a registered name builds."""
+    root = Path(__file__).resolve().parents[1] / "models"
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(f"|{path.relative_to(root).as_posix()}|".encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
+
+
+def weights_key(arch: str, weights_sha256: str, *extra: object) -> str:
+    """sha256 (hex) identifying the registered ``arch`` built with the weight file of ``weights_sha256``,
+    without building it: the cache format, the torch and torchvision versions, the source of
+    ``vision.models``, the name, the weights' checksum and ``extra`` (the wrapper, say). Equal keys mean the
+    same builder ran the same code on the same weights."""
+    fields = (_CACHE_FORMAT, torch.__version__, _version("torchvision"), _models_source(), arch,
+              weights_sha256, extra)
+    return hashlib.sha256(repr(fields).encode()).hexdigest()
+
+
+def cached_runner(model: nn.Module | Callable[[], nn.Module], example: torch.Tensor, *, name: str,
                   dynamic_axes: Mapping[str, Mapping[int, str]] | None = None, output_name: str = "logits",
                   cache_dir: str | Path | None = None, threads: int | None = None,
-                  providers: Sequence[str] | None = None) -> OnnxRunner:
+                  providers: Sequence[str] | None = None, identity: str | None = None) -> OnnxRunner:
     """An :class:`OnnxRunner` for ``model``, exported once into ``cache_dir`` (default
-    :func:`default_cache_dir`) under ``{name}-{model_key[:24]}.onnx``.
+    :func:`default_cache_dir`) under ``{name}-{key[:24]}.onnx``.
 
-    ``model`` itself is left untouched (a CPU fp32 copy is exported). A cached file that onnxruntime cannot
-    load is exported again; when the cache folder cannot be written, the export goes to a temporary folder
-    that is removed once the session holds the graph.
+    ``model`` is a module or a function building it; the key is :func:`model_key` of the module, or, when
+    ``identity`` (a :func:`weights_key`) is given, that identity with the export settings, and then the
+    function is called only when the file must be exported. ``model`` itself is left untouched (a CPU fp32
+    copy is exported). A cached file that onnxruntime cannot load is exported again; when the cache folder
+    cannot be written, the export goes to a temporary folder that is removed once the session holds the
+    graph.
     """
     axes = {k: dict(v) for k, v in dynamic_axes.items()} if dynamic_axes is not None else None
-    key = model_key(model, tuple(example.shape[1:]), axes, output_name, OPSET)
+    settings = (tuple(example.shape[1:]), axes, output_name, OPSET)
+    if identity is not None:
+        key = hashlib.sha256(f"{identity}|{settings!r}".encode()).hexdigest()
+    else:
+        model = model if isinstance(model, nn.Module) else model()
+        key = model_key(model, *settings)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     target = folder / f"{name}-{key[:24]}.onnx"
     runner = _load(target, providers, threads)
     if runner is not None:
         return runner
-    export = copy.deepcopy(model).float().cpu().eval()
+    built = model if isinstance(model, nn.Module) else model()
+    export = copy.deepcopy(built).float().cpu().eval()
     if not _writable(folder):
         _log.info("ONNX cache %s is not writable; exporting to a temporary folder", folder)
         with tempfile.TemporaryDirectory() as scratch:

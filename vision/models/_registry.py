@@ -21,7 +21,7 @@ from torch import nn
 from vision.errors import WeightsError
 
 __all__ = ["Weights", "ModelEntry", "register_model", "list_models", "get_model", "get_entry", "default_model",
-           "load_weights", "WEIGHTS_DIR"]
+           "load_weights", "weights_sha256", "WEIGHTS_DIR"]
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 _TASKS = ("detection", "recognition", "segmentation", "orientation")
@@ -116,6 +116,18 @@ def _sha256(path: Path, mtime: float) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def weights_sha256(name: str, weights: str | Path | None = "default") -> str | None:
+    """The sha256 of the weights :func:`get_model` would load for ``name`` (the registry's record for
+    ``"default"``, the file's for a path), or ``None`` when there are none (random init, a missing file)."""
+    if weights is None:
+        return None
+    if weights == "default":
+        entry = get_entry(name)
+        return entry.weights.sha256 if entry.weights is not None else None
+    path = Path(weights)
+    return _sha256(path, path.stat().st_mtime) if path.is_file() else None
 
 
 def load_weights(path: str | Path, *, sha256: str | None = None) -> dict[str, torch.Tensor]:

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -42,24 +42,35 @@ def wants_onnx(onnx: bool | None, device: torch.device, dtype: torch.dtype, *, c
     return device.type == "cpu" and dtype == torch.float32 and not compile
 
 
-def onnx_runner(model: nn.Module, example: torch.Tensor, *, name: str, device: torch.device, required: bool,
-                threads: int, dynamic_axes: Mapping[str, Mapping[int, str]] | None = None,
-                output_name: str = "logits") -> Any:
+def onnx_runner(model: nn.Module | Callable[[], nn.Module], example: torch.Tensor, *, name: str,
+                device: torch.device, required: bool, threads: int,
+                dynamic_axes: Mapping[str, Mapping[int, str]] | None = None, output_name: str = "logits",
+                identity: str | None = None) -> Any:
     """The cached ONNX export of ``model`` (:func:`vision.fast.onnx.cached_runner`) in an onnxruntime session.
 
-    When not ``required`` (the CPU default), a missing onnxruntime or a failed export gives ``None`` (with a
-    warning for the latter) and the caller runs eager PyTorch.
+    ``model`` may be a function building it and ``identity`` a :func:`vision.fast.onnx.weights_key`: a cache
+    hit then builds nothing. When not ``required`` (the CPU default), a missing onnxruntime or a failed
+    export gives ``None`` (with a warning for the latter) and the caller runs eager PyTorch.
     """
     from vision.fast.onnx import cached_runner, onnx_available
 
     if not required and not onnx_available():
         return None
     providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.type == "cuda" else None
+    build_failed: list[Exception] = []
+
+    def build() -> nn.Module:
+        try:
+            return model if isinstance(model, nn.Module) else model()
+        except Exception as exc:  # the model's own error (bad weights...), not the exporter's: raised as is
+            build_failed.append(exc)
+            raise
+
     try:
-        return cached_runner(model, example, name=name, dynamic_axes=dynamic_axes, output_name=output_name,
-                             threads=threads, providers=providers)
+        return cached_runner(build, example, name=name, dynamic_axes=dynamic_axes, output_name=output_name,
+                             threads=threads, providers=providers, identity=identity)
     except Exception as exc:  # the exporter raises many types; the eager model is always a valid fallback
-        if required:
+        if required or build_failed:
             raise
         warnings.warn(f"ONNX export of {name} failed ({exc}); running eager PyTorch", stacklevel=3)
         return None

@@ -25,10 +25,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from vision.fast.onnx import weights_key
 from vision.io.page import PageImage
 from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
-from vision.models._registry import default_model, get_entry, get_model
-from vision.models.detection.dbnet import DBNet, DBProbability
+from vision.models._registry import default_model, get_entry, get_model, weights_sha256
+from vision.models.detection.dbnet import CONFIGS, DBNet, DBProbability
 from vision.ops.db_postprocess import DBOptions, db_postprocess
 from vision.ops.resize import resize_uint8
 from vision.ops.transfer import to_device, to_host
@@ -302,9 +303,6 @@ def detection_predictor(
     entry = get_entry(arch)
     if entry.task != "detection":
         raise ValueError(f"{arch!r} is a {entry.task} model, not a detection one")
-    model = get_model(arch, weights=weights)
-    if not isinstance(model, DBNet):
-        raise ValueError(f"{arch!r} is not a DBNet")
     dev = pick_device(device)
     dtype = dtype or torch.float32
     meta = entry.weights.meta if entry.weights and weights == "default" else {}
@@ -312,17 +310,33 @@ def detection_predictor(
         params = DBOptions(**meta.get("postprocess", {}))
     if not shapes:
         shapes = [tuple(s) for s in meta.get("input_shapes", ())] or INPUT_SHAPES
-    prob = DBProbability(model).eval()
+    built: list[DBNet] = []
+
+    def network() -> DBNet:
+        if not built:
+            model = get_model(arch, weights=weights)
+            if not isinstance(model, DBNet):
+                raise ValueError(f"{arch!r} is not a DBNet")
+            built.append(model)
+        return built[0]
+
     runner, nhwc = None, False
     if wants_onnx(onnx, dev, dtype, compile=compile):
-        runner = onnx_runner(prob, torch.zeros(1, 3, 256, 256), name=arch, device=dev, required=bool(onnx),
-                             threads=torch.get_num_threads(), dynamic_axes=ONNX_AXES, output_name="prob")
+        # A registered DBNet with weights is keyed by its weights, so a cached export needs no model (nor
+        # torchvision); anything else is built and keyed by its tensors.
+        sha = weights_sha256(arch, weights) if arch in CONFIGS else None
+        identity = None if sha is None else weights_key(arch, sha, "DBProbability")
+        runner = onnx_runner(lambda: DBProbability(network()).eval(), torch.zeros(1, 3, 256, 256), name=arch,
+                             device=dev, required=bool(onnx), threads=torch.get_num_threads(),
+                             dynamic_axes=ONNX_AXES, output_name="prob", identity=identity)
     if runner is None:
-        prob, nhwc = place(prob, dev, dtype, channels_last=channels_last, compile=compile)
+        prob, nhwc = place(DBProbability(network()).eval(), dev, dtype, channels_last=channels_last,
+                           compile=compile)
+    config = built[0].config if built else CONFIGS[arch]
     return DetectionPredictor(
         runner if runner is not None else prob,
-        mean=model.config.mean,
-        std=model.config.std,
+        mean=config.mean,
+        std=config.std,
         device=dev,
         dtype=dtype,
         batch_size=batch_size,

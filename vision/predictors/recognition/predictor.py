@@ -40,7 +40,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.models._registry import default_model, get_model
+from vision.fast.onnx import weights_key
+from vision.models._registry import default_model, get_model, weights_sha256
 from vision.ops.ctc import PackedPaths, ctc_best_path_packed
 from vision.ops.transfer import to_device
 from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
@@ -382,16 +383,24 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))
     dev = pick_device(device)
     dtype = dtype or torch.float32
-    model = get_model(arch, weights=weights).eval()
+    built: list[nn.Module] = []
+
+    def network() -> nn.Module:
+        if not built:
+            built.append(get_model(arch, weights=weights).eval())
+        return built[0]
+
     if wants_onnx(onnx, dev, dtype, compile=compile):
         threads = torch.get_num_threads()
         n_lanes = max(1, min(lanes or LANES_DEFAULT, threads)) if dev.type == "cpu" else 1
-        runner = onnx_runner(model, torch.rand(2, 3, 32, 96), name=arch, device=dev, required=bool(onnx),
-                             threads=max(1, threads // n_lanes))
+        sha = weights_sha256(arch, weights)  # a cached export of these weights needs no model
+        runner = onnx_runner(network, torch.rand(2, 3, 32, 96), name=arch, device=dev, required=bool(onnx),
+                             threads=max(1, threads // n_lanes),
+                             identity=None if sha is None else weights_key(arch, sha))
         if runner is not None:
             return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
                                         lanes=n_lanes, **options)
-    model, _ = place(model, dev, dtype, channels_last=channels_last, compile=compile)
+    model, _ = place(network(), dev, dtype, channels_last=channels_last, compile=compile)
     # Bounded shapes wherever kernels are picked per shape (cuDNN plans on CUDA, graphs when compiled):
     # every batch, the wide/tall crops' included, is one of 6 widths x 2 row counts (see pad_rows).
     options.setdefault("pad_batches", compile or dev.type == "cuda")
