@@ -66,7 +66,6 @@ from vision.predictors.recognition.preprocess import (
     resized_widths,
 )
 from vision.predictors.recognition.tilt import reread_slanted, reread_turned
-from vision.predictors.recognition.turn import reread_turned_ink
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -133,7 +132,7 @@ class RecognitionPredictor:
                        ) -> list[tuple[str, float]]:
         """``results`` of the RGB ``crops`` with unsure slanted words read again sheared (:mod:`.tilt`); ``__call__``
         does it with ``slanted=True``, the OCR pipeline on photos only."""
-        return reread_turned_ink(self._read, crops, reread_slanted(self._read, crops, results))
+        return reread_slanted(self._read, crops, results)
 
     def is_tall(self, sizes: np.ndarray) -> np.ndarray:
         """``bool[N]``: crops of ``sizes`` (``[N, (h, w)]`` pixels) also read turned by 90 degrees both ways

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-__all__ = ["BELOW", "SLOPES", "band_rows", "estimate_slope", "reread_slanted", "reread_turned", "shear_band"]
+__all__ = ["BELOW", "SLOPES", "estimate_slope", "reread_slanted", "reread_turned", "shear_band"]
 
 SLOPES: tuple[float, ...] = (-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 """Slopes measured (tan of up to about 27 degrees, both ways)."""
@@ -53,7 +53,7 @@ def shear_band(crop: np.ndarray, slope: float) -> np.ndarray | None:
     return np.ascontiguousarray(out[cut:h - cut])
 
 
-def band_rows(profile: np.ndarray) -> int:
+def _band_rows(profile: np.ndarray) -> int:
     """The fewest consecutive rows of ``profile`` (edge mass per row) holding :data:`_MASS` of its sum."""
     c = np.concatenate([[0.0], np.cumsum(profile, dtype=np.float64)])
     if c[-1] <= 0:
@@ -79,7 +79,7 @@ def estimate_slope(crop: np.ndarray) -> tuple[int, np.ndarray]:
     for j, slope in enumerate(SLOPES):
         m = np.float32([[1, 0, 0], [-slope, 1, slope * width / 2]])
         sheared = cv2.warpAffine(edges, m, (width, edges.shape[0]), flags=cv2.INTER_LINEAR)
-        rows[j] = band_rows(sheared.sum(axis=1))
+        rows[j] = _band_rows(sheared.sum(axis=1))
     level = SLOPES.index(0.0)
     k = int(np.argmin(rows))
     return (level if rows[k] >= rows[level] else k), rows
