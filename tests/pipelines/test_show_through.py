@@ -48,6 +48,23 @@ def test_contrast_is_the_spread_of_grey_levels() -> None:
     assert word_contrast(255 - grey, np.array([[0, 0, 30, 20]]))[0] == pytest.approx(220)  # light on dark
 
 
+def test_contrast_matches_numpy_percentiles_on_random_boxes() -> None:
+    """The histogram read of the percentiles equals ``np.percentile`` (linear interpolation) exactly, boxes
+    reaching past the image included."""
+    rng = np.random.default_rng(3)
+    grey = rng.integers(0, 256, (120, 160), dtype=np.uint8)
+    grey[30:70, 40:120] = rng.integers(90, 140, (40, 80))
+    corner = np.c_[rng.uniform(-20, 150, 300), rng.uniform(-20, 110, 300)]
+    boxes = np.c_[corner, corner + rng.uniform(0, 60, (300, 2))]
+    expected = []
+    for x0, y0, x1, y1 in boxes:
+        a, b = int(np.clip(np.floor(x0), 0, 160)), int(np.clip(np.ceil(x1), 0, 160))
+        c, d = int(np.clip(np.floor(y0), 0, 120)), int(np.clip(np.ceil(y1), 0, 120))
+        region = grey[c:d, a:b]
+        expected.append(np.percentile(region, 99) - np.percentile(region, 1) if region.size else 0.0)
+    np.testing.assert_allclose(word_contrast(grey, boxes), expected, rtol=0, atol=1e-9)
+
+
 def test_faint_words_dropped_own_words_kept() -> None:
     image, n_own = ghosted(alpha=0.2)
     state = detected(image)

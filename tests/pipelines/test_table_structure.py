@@ -177,3 +177,21 @@ def test_a_label_centred_between_two_rows_spans_both_but_a_section_row_does_not(
         ],
     )
     assert teds(table.to_html(), expected) == 1.0
+
+
+def test_ruling_lines_equal_a_whole_image_opening() -> None:
+    """Only rows with enough ink are opened; the rules found are those of opening the whole image, runs
+    touching the image's edges and rows shorter than the kernel included."""
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        h, w = int(rng.integers(1, 40)), int(rng.integers(1, 160))
+        image = np.full((h, w), 255, np.uint8)
+        for _ in range(int(rng.integers(0, 12))):
+            y, x0 = int(rng.integers(0, h)), int(rng.integers(-10, w))
+            image[y, max(0, x0):max(0, min(w, x0 + int(rng.integers(1, w + 10))))] = 0
+        image[rng.random((h, w)) < rng.random() * 0.3] = 0
+        length = max(int(w * 0.3), 8)
+        opened = cv2.morphologyEx((image < 128).astype(np.uint8), cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+        rows = np.flatnonzero(opened.any(axis=1))
+        groups = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1) if len(rows) else []
+        np.testing.assert_array_equal(ruling_lines(image), np.array([g.mean() for g in groups]))
