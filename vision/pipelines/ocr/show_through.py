@@ -80,16 +80,11 @@ def _spread(cumulative: np.ndarray) -> float:
     """99th minus 1st percentile (linear interpolation, as ``np.percentile``) of the uint8 values whose
     histogram's cumulative counts are ``cumulative``: the sorted values are read off it, no sort needed."""
     n = int(cumulative[-1]) - 1
-
-    def value(j: int) -> float:  # the j-th smallest value
-        return float(np.searchsorted(cumulative, j, side="right"))
-
-    def at(q: float) -> float:
-        k = q * n
-        j = int(k)
-        return value(j) + (k - j) * (value(min(j + 1, n)) - value(j))
-
-    return at(0.99) - at(0.01)
+    k0, k1 = 0.01 * n, 0.99 * n
+    j0, j1 = int(k0), int(k1)
+    # the j-th smallest value is the first whose cumulative count exceeds j; interpolated to the next one
+    v = cumulative.searchsorted([j0, min(j0 + 1, n), j1, min(j1 + 1, n)], side="right").tolist()
+    return (v[2] + (k1 - j1) * (v[3] - v[2])) - (v[0] + (k0 - j0) * (v[1] - v[0]))
 
 
 def faint_words(grey: np.ndarray, boxes: np.ndarray, options: ShowThroughOptions = ShowThroughOptions(),
