@@ -13,9 +13,10 @@ the recipe (:data:`_CACHE_FORMAT`). A registered model with a weight file is key
 (:func:`weights_key`: the file's sha256, the architecture's name, the source of ``vision.models`` and the
 torch and torchvision versions), so that a cache hit costs neither the model's construction nor the
 import of torchvision (about 2 s of a one-page ``vision ocr`` on a 2-core CPU). A current file is never
-written again (not even its mtime changes within :data:`TOUCH_AFTER` seconds); a missing one is exported by one process at a time (an advisory
-``fcntl`` lock beside it, where the platform has one) into a temporary sibling renamed into place, so
-processes building predictors at once never read a partial file and export it once. Where the cache
+written again (not even its mtime changes within :data:`TOUCH_AFTER` seconds); a missing one is exported
+by one process at a time (an advisory ``fcntl`` lock beside it, where the platform has one) into a
+temporary sibling renamed into place, so processes building predictors at once never read a partial file
+and export it once. Where the cache
 cannot be written (read-only home, sandbox) the model is exported to a temporary folder instead; nothing
 needs the network.
 """
