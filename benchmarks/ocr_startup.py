@@ -6,8 +6,8 @@ alternated run by run.
 Each PACKAGE_ROOT holds a ``vision/`` package (a checkout: ``git worktree add /tmp/base REV`` for a
 baseline). Every run is a fresh ``vision ocr PAGE --format txt`` process (the script's entry point) on the
 CPU, with the package's own ONNX cache warmed by one run first (the exports of a first run on a new machine
-are not counted), so both builds see the same machine load. Prints and writes JSON: median and all wall times per
-package, and whether the outputs were identical.
+are not counted), so both builds see the same machine load. Prints and writes JSON: median and all wall
+times per package, and whether the outputs were identical.
 """
 
 from __future__ import annotations

@@ -191,7 +191,8 @@ def test_ruling_lines_equal_a_whole_image_opening() -> None:
             image[y, max(0, x0):max(0, min(w, x0 + int(rng.integers(1, w + 10))))] = 0
         image[rng.random((h, w)) < rng.random() * 0.3] = 0
         length = max(int(w * 0.3), 8)
-        opened = cv2.morphologyEx((image < 128).astype(np.uint8), cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+        kernel = np.ones((1, length), np.uint8)
+        opened = cv2.morphologyEx((image < 128).astype(np.uint8), cv2.MORPH_OPEN, kernel)
         rows = np.flatnonzero(opened.any(axis=1))
         groups = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1) if len(rows) else []
         np.testing.assert_array_equal(ruling_lines(image), np.array([g.mean() for g in groups]))
