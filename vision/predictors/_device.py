@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -19,7 +20,7 @@ from torch import nn
 
 from vision.fast.memory_format import to_channels_last, wants_channels_last
 
-__all__ = ["onnx_runner", "pick_device", "place", "wants_onnx"]
+__all__ = ["onnx_runner", "pick_device", "place", "registered_identity", "wants_onnx"]
 
 
 def pick_device(device: str | torch.device | None) -> torch.device:
@@ -40,6 +41,17 @@ def wants_onnx(onnx: bool | None, device: torch.device, dtype: torch.dtype, *, c
     if onnx is not None:
         return onnx
     return device.type == "cpu" and dtype == torch.float32 and not compile
+
+
+def registered_identity(arch: str, weights: str | Path | None, *extra: object) -> str | None:
+    """The :func:`vision.fast.onnx.weights_key` of the registered ``arch`` with ``weights`` (``"default"``
+    or a file), or ``None`` without a weight file (random init, a missing file): the model is then built
+    and keyed by its tensors."""
+    from vision.fast.onnx import weights_key
+    from vision.models._registry import weights_sha256
+
+    sha = weights_sha256(arch, weights)
+    return None if sha is None else weights_key(arch, sha, *extra)
 
 
 def onnx_runner(model: nn.Module | Callable[[], nn.Module], example: torch.Tensor, *, name: str,

@@ -25,10 +25,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from vision.fast.onnx import weights_key
 from vision.io.page import PageImage
-from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
-from vision.models._registry import default_model, get_entry, get_model, weights_sha256
+from vision.predictors._device import onnx_runner, pick_device, place, registered_identity, wants_onnx
+from vision.models._registry import default_model, get_entry, get_model
 from vision.models.detection.dbnet import CONFIGS, DBNet, DBProbability
 from vision.ops.db_postprocess import DBOptions, db_postprocess
 from vision.ops.resize import resize_uint8
@@ -324,8 +323,7 @@ def detection_predictor(
     if wants_onnx(onnx, dev, dtype, compile=compile):
         # A registered DBNet with weights is keyed by its weights, so a cached export needs no model (nor
         # torchvision); anything else is built and keyed by its tensors.
-        sha = weights_sha256(arch, weights) if arch in CONFIGS else None
-        identity = None if sha is None else weights_key(arch, sha, "DBProbability")
+        identity = registered_identity(arch, weights, "DBProbability") if arch in CONFIGS else None
         runner = onnx_runner(lambda: DBProbability(network()).eval(), torch.zeros(1, 3, 256, 256), name=arch,
                              device=dev, required=bool(onnx), threads=torch.get_num_threads(),
                              dynamic_axes=ONNX_AXES, output_name="prob", identity=identity)

@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,11 +40,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.fast.onnx import weights_key
-from vision.models._registry import default_model, get_model, weights_sha256
+from vision.models._registry import default_model, get_model
 from vision.ops.ctc import PackedPaths, ctc_best_path_packed
 from vision.ops.transfer import to_device
-from vision.predictors._device import onnx_runner, pick_device, place, wants_onnx
+from vision.predictors._device import onnx_runner, pick_device, place, registered_identity, wants_onnx
 from vision.predictors.recognition.batching import (
     Plan,
     fill_batch,
@@ -383,20 +382,12 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))
     dev = pick_device(device)
     dtype = dtype or torch.float32
-    built: list[nn.Module] = []
-
-    def network() -> nn.Module:
-        if not built:
-            built.append(get_model(arch, weights=weights).eval())
-        return built[0]
-
+    network = cache(lambda: get_model(arch, weights=weights).eval())  # built once, if at all
     if wants_onnx(onnx, dev, dtype, compile=compile):
         threads = torch.get_num_threads()
         n_lanes = max(1, min(lanes or LANES_DEFAULT, threads)) if dev.type == "cpu" else 1
-        sha = weights_sha256(arch, weights)  # a cached export of these weights needs no model
         runner = onnx_runner(network, torch.rand(2, 3, 32, 96), name=arch, device=dev, required=bool(onnx),
-                             threads=max(1, threads // n_lanes),
-                             identity=None if sha is None else weights_key(arch, sha))
+                             threads=max(1, threads // n_lanes), identity=registered_identity(arch, weights))
         if runner is not None:
             return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
                                         lanes=n_lanes, **options)
