@@ -62,7 +62,8 @@ def test_last_stage_of_the_default_recognizer_builds_its_exact_config() -> None:
     from vision.training.synth.mix import GENERATORS
 
     last = get_entry("crnn_mobilenet_small").weights.meta["recipe"]["stages"][-1]
-    runs = last["soup"] if "soup" in last else [last]  # a soup stage: every run it averages
+    # a soup stage: every run it averages (an earlier stage's weights, named by a string, is no run)
+    runs = [r for r in last["soup"] if isinstance(r, dict)] if "soup" in last else [last]
     for run in runs:
         cfg = _recognition_config(ROOT / run["config"])
         assert cfg.freeze == ()

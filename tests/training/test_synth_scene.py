@@ -76,6 +76,22 @@ def test_generators_are_deterministic_and_sized(name: str, photos: Path, corpus:
     print(f"{name}: {n / (time.perf_counter() - t0):.0f} samples/s on one core of this machine (cold glyphs)")
 
 
+def test_squeezed_scene_lettering_is_narrower_and_off_by_default(photos: Path, corpus: Corpus) -> None:
+    """``p_squeeze`` narrows the letters (tall signage lettering), so the same texts give narrower crops; at its
+    default 0 it draws nothing, so the recipes before it keep their random streams."""
+    fonts = discover_fonts([DEJAVU], include_system=False)
+
+    def crops(overrides: dict) -> list[tuple[np.ndarray, str]]:
+        gen = build_mix(fonts, corpus, {"scene": 1.0}, max_width=192, photos=str(photos),
+                        overrides={"scene": overrides} if overrides else None)
+        return [gen(np.random.default_rng([9, i])) for i in range(40)]
+
+    plain, off, narrow = crops({}), crops({"p_squeeze": 0.0}), crops({"p_squeeze": 1.0})
+    assert all(a[1] == b[1] and np.array_equal(a[0], b[0]) for a, b in zip(plain, off))
+    per_char = [np.mean([img.shape[1] / max(len(text), 1) for img, text in run]) for run in (plain, narrow)]
+    assert per_char[1] < 0.85 * per_char[0], per_char
+
+
 def test_mix_draws_every_generator_and_shares_glyphs(photos: Path, corpus: Corpus) -> None:
     fonts = discover_fonts([DEJAVU], include_system=False)
     gen = build_mix(fonts, corpus, {g: 1.0 for g in GENERATORS}, max_width=192, photos=str(photos))

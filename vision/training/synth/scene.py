@@ -61,6 +61,8 @@ class SceneSynthConfig:
     p_defocus: float = 0.5
     p_low_contrast: float = 0.1
     font_weights: tuple[tuple[str, float], ...] = (("sans", 2.0), ("bold", 1.5), ("condensed", 1.0))
+    p_squeeze: float = 0.0  # letters narrowed to `squeeze` of their width (tall signage lettering)
+    squeeze: tuple[float, float] = (0.4, 0.85)
 
 
 class SceneRenderer:
@@ -93,6 +95,9 @@ class SceneRenderer:
         mask = self.fonts.mask(font, px, text, spacing)
         if mask.size == 0 or mask.shape[1] < 2:
             return None
+        if cfg.p_squeeze and rng.random() < cfg.p_squeeze:  # drawn only when on: older recipes keep their stream
+            narrow = max(2, round(mask.shape[1] * float(rng.uniform(*cfg.squeeze))))
+            mask = cv2.resize(mask, (narrow, mask.shape[0]), interpolation=cv2.INTER_AREA)
         outline = int(rng.integers(1, max(2, px // 10) + 1)) if rng.random() < cfg.p_outline else 0
         shadow = None
         if rng.random() < cfg.p_shadow:
