@@ -18,6 +18,7 @@ on the device vs on the host (H100, 12 worker processes, alternating runs of ``b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, Sequence
 
 import cv2
@@ -261,6 +262,13 @@ def default_detector() -> str:
     return default_model("detection")
 
 
+def _dbnet(arch: str, weights: str | None) -> DBNet:
+    model = get_model(arch, weights=weights)
+    if not isinstance(model, DBNet):
+        raise ValueError(f"{arch!r} is not a DBNet")
+    return model
+
+
 def detection_predictor(
     arch: str | None = None,
     *,
@@ -309,15 +317,7 @@ def detection_predictor(
         params = DBOptions(**meta.get("postprocess", {}))
     if not shapes:
         shapes = [tuple(s) for s in meta.get("input_shapes", ())] or INPUT_SHAPES
-    built: list[DBNet] = []
-
-    def network() -> DBNet:
-        if not built:
-            model = get_model(arch, weights=weights)
-            if not isinstance(model, DBNet):
-                raise ValueError(f"{arch!r} is not a DBNet")
-            built.append(model)
-        return built[0]
+    network = cache(lambda: _dbnet(arch, weights))  # built once, if at all
 
     runner, nhwc = None, False
     if wants_onnx(onnx, dev, dtype, compile=compile):
@@ -330,7 +330,7 @@ def detection_predictor(
     if runner is None:
         prob, nhwc = place(DBProbability(network()).eval(), dev, dtype, channels_last=channels_last,
                            compile=compile)
-    config = built[0].config if built else CONFIGS[arch]
+    config = CONFIGS[arch] if arch in CONFIGS else network().config
     return DetectionPredictor(
         runner if runner is not None else prob,
         mean=config.mean,
