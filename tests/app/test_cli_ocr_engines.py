@@ -102,6 +102,9 @@ def test_automatic_replicas(monkeypatch) -> None:
         base = {"replicas": None, "device": "cuda", "devices": None, "engine": "local", "output": "out"}
         return argparse.Namespace(**{**base, **kw})
 
+    from vision.pipelines.ocr import gpu_memory
+
+    monkeypatch.setattr(gpu_memory, "free_bytes", lambda device: None)  # torch answers (patched below)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda index=None: (40 * 1024**3, 80 * 1024**3))
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
@@ -116,6 +119,43 @@ def test_automatic_replicas(monkeypatch) -> None:
     assert auto_replicas(args(device="cpu"), 1000) == 1
     assert auto_replicas(args(devices="cuda:0,cuda:1"), 1000) == 1  # --devices: one replica per device
     assert auto_replicas(args(engine="ray"), 1000) == 1
+
+
+def test_automatic_replicas_from_nvidia_smi(monkeypatch) -> None:
+    """Where ``nvidia-smi`` tells the free memory, the count comes from it and this process never asks
+    torch (no CUDA context before the replicas start)."""
+    import argparse
+    import os
+
+    import torch
+
+    from vision.app.cli import _ocr_engines
+    from vision.pipelines.ocr import gpu_memory
+
+    def refuse(*a, **k):
+        raise AssertionError("torch was asked")
+
+    monkeypatch.setattr(gpu_memory, "free_bytes", lambda device: 40 * 1024**3)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", refuse)
+    monkeypatch.setattr(torch.cuda, "is_available", refuse)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    args = argparse.Namespace(replicas=None, device=None, devices=None, engine="local", output="out")
+    assert _ocr_engines.auto_replicas(args, 1000) == 6
+    assert _ocr_engines._default_device() == "cuda"
+    monkeypatch.setattr(gpu_memory, "free_bytes", lambda device: 0)  # no GPU visible
+    assert _ocr_engines.auto_replicas(args, 1000) == 1
+    assert _ocr_engines._default_device() == "cpu"
+
+
+def test_files_in_flight_balance_short_runs() -> None:
+    """Each replica holds about a quarter of its share of the files, so the last files are not left to a few
+    replicas; never fewer than 8 (or two per worker process)."""
+    from vision.app.cli._ocr_engines import files_in_flight
+
+    assert files_in_flight(1000, 12, 0) == 21
+    assert files_in_flight(100_000, 12, 0) == 2084  # the bulk engine caps it at a model batch
+    assert files_in_flight(10, 12, 0) == 8
+    assert files_in_flight(10, 2, 6) == 12
 
 
 def test_replicas_that_cannot_start_report_why_for_every_file(corpus: Path, tmp_path: Path, capsys) -> None:

@@ -23,6 +23,9 @@ from tqdm import tqdm
 
 __all__ = ["add_engine_arguments", "auto_replicas", "run_engine"]
 
+ROUNDS = 4
+"""Rounds of files each replica should get over a run (:func:`files_in_flight`)."""
+
 FILES_PER_REPLICA = 32
 """Files each automatic replica gets at least: a replica's start-up (seconds) pays off over this many pages."""
 
@@ -118,10 +121,12 @@ def _pull(todo: Any) -> Iterator[Any]:
         yield job
 
 
-def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: int, events: Any) -> None:
+def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: int, events: Any,
+                   ahead: int | None = None) -> None:
     """One replica's process: the bulk engine over the files it takes from the shared queue ``todo`` (a
-    replica that is slower, or got a long PDF, takes fewer); one event per file. A replica that cannot build
-    its predictor takes no file and says why (``(None, reason)``): the others read them."""
+    replica that is slower, or got a long PDF, takes fewer), at most ``ahead`` in flight; one event per file.
+    A replica that cannot build its predictor takes no file and says why (``(None, reason)``): the others
+    read them."""
     import cv2
     import torch
 
@@ -142,7 +147,10 @@ def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: in
             taken.append(job)
             yield job
 
-    results = predictor.map(jobs(), workers=workers, read=Reader(args), finish=Finisher(args), errors="return")
+    if ahead is not None:  # files in flight, hence pages a model batch, for short runs: see `files_in_flight`
+        ahead = min(ahead, max(4, 2 * workers, predictor.options.pages_per_batch + workers))
+    results = predictor.map(jobs(), workers=workers, read=Reader(args), finish=Finisher(args), errors="return",
+                            ahead=ahead)
     for k, result in enumerate(results):  # in the order taken: result k is taken[k]
         error = None
         if isinstance(result, BaseException):
@@ -150,13 +158,32 @@ def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: in
         events.put((str(taken[k].source), error))
 
 
+def files_in_flight(files: int, replicas: int, workers: int) -> int:
+    """Files each replica holds at once: enough for :data:`ROUNDS` rounds each over the run, at least
+    ``max(8, 2 * workers)``. Replicas take files from one queue ``ahead`` at a time and read one-page files
+    in model batches of that many, so with a full batch each (64 pages on a GPU) a run of 1,000 files over
+    12 replicas would hand out 768 at once and leave the last few replicas reading the rest alone."""
+    return max(8, 2 * workers, -(-files // (replicas * ROUNDS)))
+
+
+def _default_device() -> str:
+    """``"cuda"`` when a CUDA device is there, else ``"cpu"``: from ``nvidia-smi`` when it can tell, so this
+    process never imports torch (its replicas do; :mod:`~vision.pipelines.ocr.gpu_memory`)."""
+    from vision.pipelines.ocr.gpu_memory import free_bytes
+
+    free = free_bytes(None)
+    if free is None:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return "cuda" if free > 0 else "cpu"
+
+
 def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
     import os
 
-    import torch
-
     named = [d.strip() for d in (args.devices or "").split(",") if d.strip()]
-    named = named or [args.device or ("cuda" if torch.cuda.is_available() else "cpu")]
+    named = named or [args.device or _default_device()]
     devices = [d for d in named for _ in range(max(1, args.replicas))]
     ctx = mp.get_context("spawn")
     events = ctx.Queue()
@@ -170,7 +197,8 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
         todo.put(None)
     args = copy.copy(args)
     args.threads = max(1, (os.cpu_count() or 2) // len(devices))
-    procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events), daemon=False)
+    ahead = files_in_flight(len(jobs), len(devices), workers)
+    procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events, ahead), daemon=False)
              for d in devices]
     for p in procs:
         p.start()

@@ -42,14 +42,24 @@ GPU_BYTES_PER_REPLICA = 6 * 1024**3
 def device_replicas(device: str | None, most: int | None = None) -> int:
     """Replicas worth starting on ``device`` (``None``: CUDA when available): on a CUDA device, 3/4 of the
     cores, as many as its free memory holds (:data:`GPU_BYTES_PER_REPLICA` each) and at most ``most``;
-    elsewhere 1 (on a CPU the models already use every core)."""
-    import torch
+    elsewhere 1 (on a CPU the models already use every core). The free memory comes from ``nvidia-smi``
+    when it can tell (:mod:`~vision.pipelines.ocr.gpu_memory`: no torch import, no CUDA context in the
+    calling process), else from torch."""
+    from vision.pipelines.ocr.gpu_memory import free_bytes
 
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if not device.startswith("cuda") or not torch.cuda.is_available():
+    if device is not None and not device.startswith("cuda"):
         return 1
-    index = torch.device(device).index
-    free, _ = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
+    free = free_bytes(device)
+    if free is None:
+        import torch
+
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if not device.startswith("cuda") or not torch.cuda.is_available():
+            return 1
+        index = torch.device(device).index
+        free, _ = torch.cuda.mem_get_info(index if index is not None else torch.cuda.current_device())
+    if free == 0:
+        return 1
     cores = (os.cpu_count() or 2) * 3 // 4
     return max(1, min(cores, free // GPU_BYTES_PER_REPLICA, most if most is not None else cores))
 
