@@ -6,8 +6,10 @@ Close-up receipt photos as ``benchmarks/detector_synthetic.py`` draws them (seed
 script's and from training) and scene pages of the detector's generator (seeds ``[6003, i]``: scenes, screens
 and video frames, text-free photos, photographed documents) are each read by the OCR with the defaults, the
 gate's inputs recorded (the default detector's box count, :func:`~vision.pipelines.ocr.photo.page_stats`) with
-its answer. Prints, per kind, how many pages the gate calls photos and their box counts, then for each
-``max_words`` the share of the scene pages called photos that it keeps and the receipts it still calls photos.
+its answer with and without the typeset check (:func:`~vision.pipelines.ocr.photo.typeset_shares`). Prints, per
+kind, how many pages the gate calls photos and their box counts, the typeset check's shares on those with 15
+boxes or more, then for each ``max_words`` (without the typeset check) the share of the scene pages called
+photos that it keeps and the receipts it still calls photos.
 """
 
 from __future__ import annotations
@@ -45,8 +47,12 @@ def main(argv: list[str] | None = None) -> int:
     def recorded(state, options):  # the gate, its inputs kept
         answer = gate(state, options)
         paper, colour = photo.page_stats(state.image)
-        seen.append({"boxes": 0 if state.boxes is None else len(state.boxes), "paper": round(paper, 3),
-                     "colour": round(colour, 3), "photo": bool(answer)})
+        h, w = state.image.shape[:2]
+        boxes = np.zeros((0, 4)) if state.boxes is None else np.asarray(state.boxes, np.float64) * [w, h, w, h]
+        aligned, uniform = photo.typeset_shares(boxes)
+        seen.append({"boxes": len(boxes), "paper": round(paper, 3), "colour": round(colour, 3),
+                     "aligned": round(aligned, 3), "uniform": round(uniform, 3), "photo": bool(answer),
+                     "photo_without_typeset": bool(gate(state, replace(options, typeset_words=0)))})
         return answer
 
     photo.is_photo = recorded
@@ -67,10 +73,16 @@ def main(argv: list[str] | None = None) -> int:
 
     for kind in sorted({p["kind"] for p in pages}):
         group = [p for p in pages if p["kind"] == kind]
-        called = sorted(p["boxes"] for p in group if p["photo"])
-        print(f"{kind}: {len(group)} pages, {len(called)} called photos, their boxes {called}")
-    scene = [p["boxes"] for p in pages if p["photo"] and p["kind"].removeprefix("scene_") in SCENE_KINDS]
-    receipt = [p["boxes"] for p in pages if p["photo"] and p["kind"] == "receipt_photo"]
+        called = sorted(p["boxes"] for p in group if p["photo_without_typeset"])
+        print(f"{kind}: {len(group)} pages, {len(called)} called photos without the typeset check, their boxes "
+              f"{called}; {sum(p['photo'] for p in group)} with it")
+    for kind in sorted({p["kind"] for p in pages}):  # the typeset check's inputs on pages the rest calls photos
+        shares = sorted((p["boxes"], p["aligned"], p["uniform"]) for p in pages
+                        if p["kind"] == kind and p["photo_without_typeset"] and p["boxes"] >= 15)
+        print(f"{kind}: (boxes, aligned, uniform) of the photos with 15 boxes or more: {shares}")
+    scene = [p["boxes"] for p in pages if p["photo_without_typeset"]
+             and p["kind"].removeprefix("scene_") in SCENE_KINDS]
+    receipt = [p["boxes"] for p in pages if p["photo_without_typeset"] and p["kind"] == "receipt_photo"]
     for m in (80, 70, 60, 50, 45, 40, 35, 30):
         kept = sum(n < m for n in scene) / max(len(scene), 1)
         print(f"max_words {m}: scene photos kept {kept:.3f}, receipts still called photos "

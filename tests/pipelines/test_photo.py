@@ -13,7 +13,14 @@ from _ocr_stages import InkDetector, TemplateReader, render_page
 from vision.io.page import PageImage
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.options import add_model_arguments, options_from_args, options_with
-from vision.pipelines.ocr.photo import PHOTO_DETECTOR, PhotoOptions, PhotoStage, is_photo, page_stats
+from vision.pipelines.ocr.photo import (
+    PHOTO_DETECTOR,
+    PhotoOptions,
+    PhotoStage,
+    is_photo,
+    page_stats,
+    typeset_shares,
+)
 from vision.pipelines.ocr.polarity import PolarityStage
 from vision.pipelines.ocr.predictor import build_pipeline
 from vision.pipelines.ocr.stages import DetectStage
@@ -53,6 +60,40 @@ def test_gate_needs_few_words_and_no_paper() -> None:
     assert is_photo(_state(render_page()[0]), PhotoOptions(mode="on"))
     assert not is_photo(_state(_photo()), PhotoOptions(mode="off"))
     for bad in ({"mode": "maybe"}, {"max_paper": 1.5}, {"min_colour": -0.1}, {"max_words": -1}):
+        with pytest.raises(ValueError):
+            PhotoOptions(**bad)
+
+
+def _receipt_boxes(lines: int = 20) -> np.ndarray:
+    """Relative boxes of a receipt's lines: an item from the left margin, a price from a right column."""
+    out = []
+    for i in range(lines):
+        top = 0.1 + i * 0.035
+        out += [[0.30, top, 0.30 + 0.02 * (3 + i % 5), top + 0.02], [0.62, top, 0.68, top + 0.02]]
+    return np.array(out, np.float32)
+
+
+def test_typeset_boxes_on_a_photo_make_a_document() -> None:
+    """Lines of print on a natural background (a receipt on a table): enough boxes that start at shared left
+    edges and share one height make a document; as many boxes of random places and sizes stay a photo."""
+    options = PhotoOptions()
+    receipt = _state(_photo())
+    receipt.boxes = _receipt_boxes()
+    assert typeset_shares(receipt.boxes * 640) == (1.0, 1.0)
+    assert not is_photo(receipt, options)
+    assert is_photo(receipt, PhotoOptions(typeset_words=0))  # the check off: the background decides
+    short = _state(_photo())
+    short.boxes = _receipt_boxes(lines=10)  # 20 boxes: too few to tell
+    assert is_photo(short, options)
+    rng = np.random.default_rng(3)
+    scene = _state(_photo())
+    xy, size = rng.uniform(0, 0.8, (40, 2)), rng.uniform(0.01, 0.05, (40, 1))
+    scene.boxes = np.hstack([xy, xy + size * [3, 1]]).astype(np.float32)
+    aligned, uniform = typeset_shares(scene.boxes * 640)
+    assert aligned < options.typeset_aligned and uniform < options.typeset_uniform
+    assert is_photo(scene, options)
+    assert typeset_shares(np.zeros((2, 4))) == (0.0, 0.0)
+    for bad in ({"typeset_words": -1}, {"typeset_aligned": 2.0}, {"typeset_uniform": -0.5}):
         with pytest.raises(ValueError):
             PhotoOptions(**bad)
 
