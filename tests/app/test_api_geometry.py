@@ -1,5 +1,5 @@
-"""Per-request ``orientation`` and ``rotated`` on ``POST /v1/ocr`` (the CLI's ``--detect-orientation`` and
-``--rotated``): mapped onto :class:`OCROptions`, served by a predictor sharing the server's models, cached
+"""Per-request ``orientation``, ``rotated`` and ``outlines`` on ``POST /v1/ocr`` (the CLI's
+``--detect-orientation``, ``--rotated`` and ``--outlines``): mapped onto :class:`OCROptions`, served by a predictor sharing the server's models, cached
 per option set (bounded), documented in the OpenAPI schema."""
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def test_options_map_onto_ocr_options() -> None:
     }
     options = options_with(OCROptions(), **orientation_changes(detect_orientation=True, rotated=False))
     assert options.detect_orientation and options.assume_straight_pages
+    assert orientation_changes(outlines=True) == {"outlines": True}
 
 
 def test_predictor_with_options_shares_the_models(predictor: Any) -> None:
@@ -53,6 +54,7 @@ def test_predictor_with_options_shares_the_models(predictor: Any) -> None:
         ({"orientation": "true"}, {"detect_orientation": True}),
         ({"rotated": "true"}, {"assume_straight_pages": False}),
         ({"orientation": "1", "rotated": "yes"}, {"detect_orientation": True, "assume_straight_pages": False}),
+        ({"outlines": "true"}, {"outlines": True}),
     ],
 )
 def test_fields_read_with_those_options(client: TestClient, predictor: Any, fields: dict, changes: dict) -> None:
@@ -67,6 +69,7 @@ def test_fields_read_with_those_options(client: TestClient, predictor: Any, fiel
     names = variant.predictor.pipeline.names
     assert ("orientation" in names) == changes.get("detect_orientation", False)
     assert ("deskew" in names) == (not changes.get("assume_straight_pages", True))
+    assert variant.predictor.pipeline["detect"].predictor.outlines == changes.get("outlines", False)
 
 
 def test_query_wins_and_false_is_the_server_default(client: TestClient, predictor: Any) -> None:

@@ -138,3 +138,54 @@ def test_region_score_is_the_mean_inside_the_contour():
     expected = float(prob[mask.astype(bool)].mean())
     assert abs(region_score(prob, contour) - expected) < 1e-6
     assert region_score(prob, contour, cv2.boundingRect(contour)) == region_score(prob, contour)
+
+
+def _arc_map(size: int = 240, thickness: int = 14) -> np.ndarray:
+    """A probability map holding one word kernel bent along a half circle (text on a curved baseline)."""
+    prob = np.zeros((size, size), np.float32)
+    cv2.ellipse(prob, (size // 2, size // 2 + 40), (80, 80), 0, 190, 350, 1.0, thickness)
+    return prob
+
+
+def _mask(points: np.ndarray, size: int) -> np.ndarray:
+    mask = np.zeros((size, size), np.uint8)
+    cv2.fillPoly(mask, [np.round(points).astype(np.int32)], 1)
+    return mask.astype(bool)
+
+
+def test_outlines_follow_a_curved_word_where_quads_cannot():
+    """The outline of a word bent along an arc covers the grown region tightly (IoU over 0.8 with it),
+    where the rotated rectangle, mostly empty inside the arc, cannot; at most 32 points, clockwise."""
+    size, params = 240, DBOptions(unclip_ratio=0.5)
+    prob = _arc_map(size)
+    out = db_postprocess(prob, params, straight=False, outlines=True)
+    assert len(out.boxes) == 1 and len(out.outlines) == 1
+    outline = out.outlines[0].astype(np.float64) * size
+    assert 4 <= len(outline) <= 32
+    x, y = outline[:, 0], outline[:, 1]
+    assert np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) > 0  # clockwise on a y-down page
+    kernel = prob > params.bin_thresh
+    grown = cv2.dilate(kernel.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15))) > 0
+
+    def iou(a: np.ndarray) -> float:
+        return float((a & grown).sum() / (a | grown).sum())
+
+    assert iou(_mask(outline, size)) > 0.8
+    assert iou(_mask(out.polygons[0] * size, size)) < 0.5
+    # the outline lies within the word's box, and boxes are the same with or without outlines (1/8 px)
+    x0, y0, x1, y1 = out.boxes[0]
+    assert (out.outlines[0] >= [x0, y0]).all() and (out.outlines[0] <= [x1, y1]).all()
+    plain = db_postprocess(prob, params).boxes
+    assert np.allclose(db_postprocess(prob, params, outlines=True).boxes, plain, atol=0.2 / size)
+
+
+def test_outlines_only_when_asked_and_empty_maps():
+    prob = _arc_map()
+    assert db_postprocess(prob).outlines is None
+    assert db_postprocess(np.zeros((50, 50), np.float32), outlines=True).outlines == []
+    square = np.zeros((60, 60), np.float32)
+    square[20:30, 10:50] = 1.0
+    out = db_postprocess(square, outlines=True)
+    (rect,) = out.outlines
+    assert 4 <= len(rect) <= 8  # a straight word: its box, corners rounded by the growth at most
+    assert np.allclose(np.r_[rect.min(0), rect.max(0)], out.boxes[0], atol=1 / 60)

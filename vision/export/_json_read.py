@@ -73,6 +73,15 @@ def as_polygon(v: Any, path: str) -> Polygon | None:
     return (p0, p1, p2, p3)
 
 
+def as_outline(v: Any, path: str) -> tuple[tuple[float, float], ...] | None:
+    """Three or more ``[x, y]`` points as a tuple of tuples, or ``None``."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) < 3 or not all(isinstance(p, list) and len(p) == 2 for p in v):
+        raise ValueError(f"{path}: expected three or more [x, y] points, got {v!r}")
+    return tuple((as_float(p[0], path), as_float(p[1], path)) for p in v)
+
+
 def read_page(d: Any, path: str) -> Page:
     from vision.export._json_table import read_tables  # it builds on the readers of this module
 
@@ -119,6 +128,7 @@ def _read_word(d: Any, path: str) -> Word:
         confidence=as_float(get(d, "confidence", path), f"{path}.confidence"),
         geometry=as_box(get(d, "geometry", path), f"{path}.geometry"),
         polygon=as_polygon(get(d, "polygon", path), f"{path}.polygon"),
+        outline=as_outline(d.get("outline"), f"{path}.outline"),
     )
 
 

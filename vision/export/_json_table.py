@@ -21,7 +21,10 @@ def _floats(values: Any) -> list[float] | None:
 
 def _word(w: Any) -> dict[str, Any]:
     polygon = None if w.polygon is None else [[float(x), float(y)] for x, y in w.polygon]
-    return {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry), "polygon": polygon}
+    out = {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry), "polygon": polygon}
+    if w.outline is not None:
+        out["outline"] = [[float(x), float(y)] for x, y in w.outline]
+    return out
 
 
 def table_to_dict(table: Table) -> dict[str, Any]:

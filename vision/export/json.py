@@ -80,6 +80,15 @@ def _polygon(polygon: Any) -> list[list[float]] | None:
     return None if polygon is None else [[float(x), float(y)] for x, y in polygon]
 
 
+def _word(w: Any) -> dict[str, Any]:
+    """A word's dict; ``outline`` only when the word has one (``OCROptions.outlines``)."""
+    out = {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry),
+           "polygon": _polygon(w.polygon)}
+    if getattr(w, "outline", None) is not None:
+        out["outline"] = _polygon(w.outline)
+    return out
+
+
 def _page(page: Page) -> dict[str, Any]:
     out = {
         "page_idx": int(page.page_idx),
@@ -95,12 +104,7 @@ def _page(page: Page) -> dict[str, Any]:
                     {
                         "geometry": _floats(line.geometry),
                         "words": [
-                            {
-                                "value": w.value,
-                                "confidence": float(w.confidence),
-                                "geometry": _floats(w.geometry),
-                                "polygon": _polygon(w.polygon),
-                            }
+                            _word(w)
                             for w in line.words
                         ],
                     }

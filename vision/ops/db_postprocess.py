@@ -3,7 +3,11 @@
 Pipeline (DBNet, Liao et al. 2020): :func:`binarize` the probability map, find the connected regions'
 contours (OpenCV), score each region by its mean probability, grow ("unclip") each region back to the full
 word box with :func:`unclip` (pyclipper polygon offset), then return straight boxes, or rotated 4-point
-polygons on request, in coordinates relative to the map.
+polygons on request, in coordinates relative to the map; on request too, each region's grown outline
+simplified to at most :data:`MAX_OUTLINE_POINTS` points (:func:`outline`), which follows a word on a curved
+baseline where a box or a rotated rectangle cannot. An outline is grown by the region's band thickness
+(:func:`band_thickness`), not by the minimum-area rectangle's short side that boxes use: for a bent word that
+side is the height of the bend.
 
 Label convention this inverts (see ``vision.training.detection``): a word box of short side ``s`` is shrunk
 by ``shrink * s`` on every side to make the probability target, so the kernel's short side is
@@ -22,9 +26,12 @@ import numpy as np
 
 from vision.ops.boxes import order_quad
 
-__all__ = ["DBOptions", "DBBoxes", "binarize", "unclip", "region_score", "db_postprocess"]
+__all__ = ["DBOptions", "DBBoxes", "MAX_OUTLINE_POINTS", "band_thickness", "binarize", "unclip", "outline",
+           "region_score", "db_postprocess"]
 
 _CLIPPER_SCALE = 8.0  # pyclipper works on integers: offset at 1/8 px precision
+MAX_OUTLINE_POINTS = 32
+"""Most points of a word's outline (:func:`outline`)."""
 
 
 @dataclass(frozen=True)
@@ -52,11 +59,13 @@ class DBOptions:
 @dataclass(frozen=True)
 class DBBoxes:
     """Words found on one map: ``boxes float32[N, 4]`` relative xyxy, ``scores float32[N]``,
-    ``polygons float32[N, 4, 2]`` relative, clockwise from top-left."""
+    ``polygons float32[N, 4, 2]`` relative, clockwise from top-left; ``outlines`` (when asked) one
+    ``float32[K, 2]`` relative polygon per word, clockwise, 4 <= K <= :data:`MAX_OUTLINE_POINTS`."""
 
     boxes: np.ndarray
     scores: np.ndarray
     polygons: np.ndarray
+    outlines: list[np.ndarray] | None = None
 
 
 def binarize(prob: np.ndarray, threshold: float) -> np.ndarray:
@@ -85,6 +94,37 @@ def unclip(polygon: np.ndarray, distance: float) -> np.ndarray:
     return np.asarray(largest, dtype=np.float64) / _CLIPPER_SCALE
 
 
+def outline(grown: np.ndarray, thickness: float, most: int = MAX_OUTLINE_POINTS) -> np.ndarray:
+    """A grown region ``float[M, 2]`` simplified (Douglas-Peucker, ``cv2.approxPolyDP``) to a clockwise
+    polygon of at most ``most`` points that strays from it by at most a tenth of the word's ``thickness``
+    (its short side), or more where ``most`` points need it; ``float64[K, 2]``, ``K >= 4`` (a region that
+    simplifies to fewer points gets its minimum-area rectangle)."""
+    pts = np.asarray(grown, dtype=np.float32).reshape(-1, 1, 2)
+    eps = max(0.1 * thickness, 0.5)
+    approx = cv2.approxPolyDP(pts, eps, True)
+    while len(approx) > most:
+        eps *= 1.5
+        approx = cv2.approxPolyDP(pts, eps, True)
+    poly = approx.reshape(-1, 2).astype(np.float64)
+    if len(poly) < 4:
+        return order_quad(cv2.boxPoints(cv2.minAreaRect(pts))).astype(np.float64)
+    x, y = poly[:, 0], poly[:, 1]
+    if np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)) < 0:  # y points down: clockwise is positive
+        poly = poly[::-1]
+    start = int(np.argmin(poly.sum(axis=1)))  # from the top-left-most point
+    return np.roll(poly, -start, axis=0)
+
+
+def band_thickness(contour: np.ndarray) -> float:
+    """Thickness of a region read as a band of length ``L`` and thickness ``t`` (area ``L t``, perimeter
+    ``2 (L + t)``): the smaller root of ``z^2 - (P / 2) z + A``. For a straight word it is the minimum-area
+    rectangle's short side; for a word bent along an arc it stays the stroke band's thickness where the
+    rectangle's short side grows to the height of the bend."""
+    area = abs(cv2.contourArea(contour))
+    half = cv2.arcLength(contour, True) / 2
+    return float((half - np.sqrt(max(half * half - 4 * area, 0.0))) / 2)
+
+
 def region_score(
     prob: np.ndarray, contour: np.ndarray, rect: tuple[int, int, int, int] | None = None
 ) -> float:
@@ -96,7 +136,9 @@ def region_score(
     return float(cv2.mean(prob[y : y + h, x : x + w], mask=mask)[0])
 
 
-def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straight: bool = True) -> DBBoxes:
+def db_postprocess(
+    prob: np.ndarray, params: DBOptions = DBOptions(), *, straight: bool = True, outlines: bool = False
+) -> DBBoxes:
     """Word boxes from one probability map.
 
     Args:
@@ -104,6 +146,7 @@ def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straigh
         params: thresholds and unclip ratio.
         straight: ``True`` for axis-aligned boxes (polygons are their corners); ``False`` for minimum-area
             rotated rectangles as 4-point polygons (boxes are their axis-aligned hulls).
+        outlines: also return each word's grown region as a polygon (:func:`outline`).
 
     Returns:
         :class:`DBBoxes` in coordinates relative to the map (x / W, y / H), sorted top-to-bottom.
@@ -115,7 +158,7 @@ def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straigh
     )
     if len(contours) > params.max_candidates:
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: params.max_candidates]
-    quads, scores = [], []
+    quads, scores, shapes = [], [], []
     for contour in contours:
         short = min(cv2.minAreaRect(contour)[1]) + 1.0  # contour points are pixel centres: one pixel wider
         if short < params.min_size:
@@ -125,7 +168,7 @@ def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straigh
         if score < params.box_thresh:
             continue
         distance = params.unclip_ratio * short + params.pad
-        if straight and distance >= 0:
+        if straight and distance >= 0 and not outlines:
             # Growing with round joins is the Minkowski sum with a disk: its bounding box is the region's,
             # `distance` wider on every side (what pyclipper returns up to its 1/8 px grid), at no cost.
             # The region's points span pixel centres x + 0.5 .. x + bw - 0.5 (boundingRect counts pixels).
@@ -145,11 +188,19 @@ def db_postprocess(prob: np.ndarray, params: DBOptions = DBOptions(), *, straigh
             quad = order_quad(cv2.boxPoints(cv2.minAreaRect(grown.astype(np.float32))))
         quads.append(quad)
         scores.append(score)
+        if outlines:
+            band = band_thickness(contour) + 1.0
+            offset = params.unclip_ratio * band + params.pad
+            shapes.append(outline(unclip(contour.reshape(-1, 2) + 0.5, offset), band + 2 * max(offset, 0.0)))
     if not quads:
         empty = np.zeros((0,), dtype=np.float32)
-        return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32))
+        return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32),
+                       [] if outlines else None)
     polys = np.asarray(quads, dtype=np.float64) / np.array([w, h])
     polys = np.clip(polys, 0.0, 1.0).astype(np.float32)
     boxes = np.concatenate([polys.min(axis=1), polys.max(axis=1)], axis=1)
     order = np.lexsort((boxes[:, 0], boxes[:, 1]))
-    return DBBoxes(boxes[order], np.asarray(scores, dtype=np.float32)[order], polys[order])
+    shaped = None
+    if outlines:
+        shaped = [np.clip(shapes[i] / [w, h], 0.0, 1.0).astype(np.float32) for i in order]
+    return DBBoxes(boxes[order], np.asarray(scores, dtype=np.float32)[order], polys[order], shaped)

@@ -85,6 +85,8 @@ class PageState:
         boxes: ``[N, 4]`` float32 relative word boxes from detection (``None`` until detected).
         polygons: ``[N, 4, 2]`` float32 relative quads, clockwise from the text's top-left.
         scores: ``[N]`` detection scores.
+        outlines: one ``float32[K, 2]`` relative outline polygon per word when the detector gives them
+            (``OCROptions.outlines``), else ``None``.
         crops: word images cut for recognition (arrays, or a device batch chosen by the crop stage).
         texts: ``(text, confidence)`` per crop.
         words: finished words (geometry in the output frame) with their ``layout_boxes``.
@@ -108,6 +110,7 @@ class PageState:
     boxes: np.ndarray | None = None
     polygons: np.ndarray | None = None
     scores: np.ndarray | None = None
+    outlines: list[np.ndarray] | None = None
     crops: Any = None
     texts: list[tuple[str, float]] | None = None
     words: list[Word] = field(default_factory=list)
@@ -125,10 +128,12 @@ class PageState:
 
     def keep_words(self, keep: np.ndarray) -> None:
         """Keep the detected words where ``keep`` (``bool[N]``) is true: their texts (once read), boxes,
-        polygons and scores alike."""
+        polygons, scores and outlines alike."""
         keep = np.asarray(keep, dtype=bool)
         if self.texts is not None and len(self.texts) == len(keep):
             self.texts = [t for t, k in zip(self.texts, keep) if k]
+        if self.outlines is not None and len(self.outlines) == len(keep):
+            self.outlines = [o for o, k in zip(self.outlines, keep) if k]
         for name in ("boxes", "polygons", "scores"):
             value = getattr(self, name)
             if value is not None and len(value) == len(keep):

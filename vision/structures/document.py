@@ -21,12 +21,15 @@ __all__ = ["Word", "Line", "Block", "Region", "Page", "TimelineEntry", "Document
 
 @dataclass
 class Word:
-    """A recognised word: its text, confidence in [0, 1], box and optional rotated polygon."""
+    """A recognised word: its text, confidence in [0, 1], box, optional rotated polygon and optional outline
+    (``OCROptions.outlines``: the word's region as a polygon of 4 to 32 points, clockwise, relative to the
+    page, which follows a curved baseline)."""
 
     value: str
     confidence: float
     geometry: BBox
     polygon: Polygon | None = None
+    outline: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass

@@ -124,6 +124,12 @@ _ROTATED_DOC = (
 )
 
 
+_OUTLINES_DOC = (
+    "give each word its detected region as a polygon of up to 32 points (the CLI's --outlines; words get an "
+    "outline that follows a curved baseline; default: the server's setting, off)"
+)
+
+
 _PHOTO_DOC = (
     "the page-versus-photo gate (the CLI's --photo): auto reads photos with the photo detector and drops "
     "lone glyphs there, on treats every page as a photo, off none (default: the server's setting, auto)"
@@ -136,10 +142,13 @@ async def ocr_geometry(
     orientation_form: Annotated[bool | None, Form(alias="orientation", description=_ORIENTATION_DOC)] = None,
     rotated_query: Annotated[bool | None, Query(alias="rotated", description=_ROTATED_DOC)] = None,
     rotated_form: Annotated[bool | None, Form(alias="rotated", description=_ROTATED_DOC)] = None,
+    outlines_query: Annotated[bool | None, Query(alias="outlines", description=_OUTLINES_DOC)] = None,
+    outlines_form: Annotated[bool | None, Form(alias="outlines", description=_OUTLINES_DOC)] = None,
     photo_query: Annotated[PhotoField | None, Query(alias="photo", description=_PHOTO_DOC)] = None,
     photo_form: Annotated[PhotoField | None, Form(alias="photo", description=_PHOTO_DOC)] = None,
 ) -> dict[str, bool | str]:
-    """``orientation``, ``rotated`` and ``photo`` (query or form, the query wins) as the :class:`OCROptions`
+    """``orientation``, ``rotated``, ``outlines`` and ``photo`` (query or form, the query wins) as the
+    :class:`OCROptions`
     fields they set (:func:`~vision.pipelines.ocr.options.orientation_changes`; ``photo`` as its mode);
     options not given are left out."""
     from vision.pipelines.ocr.options import orientation_changes
@@ -147,6 +156,7 @@ async def ocr_geometry(
     changes: dict[str, bool | str] = dict(orientation_changes(
         detect_orientation=orientation_query if orientation_query is not None else orientation_form,
         rotated=rotated_query if rotated_query is not None else rotated_form,
+        outlines=outlines_query if outlines_query is not None else outlines_form,
     ))
     photo = photo_query if photo_query is not None else photo_form
     if photo is not None:

@@ -135,6 +135,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="skewed pages and rotated lines: detect rotated boxes (assume_straight_pages=False)",
     )
+    parser.add_argument(
+        "--outlines",
+        action="store_true",
+        help="give each word its detected region as a polygon of up to 32 points (the JSON format's "
+        "'outline'): it follows text on a curved baseline",
+    )
     add_ocr_model_arguments(parser)
     parser.add_argument(
         "-j",
@@ -159,7 +165,8 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     return ocr_predictor_from_args(
         args,
         **orientation_changes(
-            detect_orientation=args.detect_orientation or args.rotate_pages, rotated=args.rotated or args.deskew
+            detect_orientation=args.detect_orientation or args.rotate_pages, rotated=args.rotated or args.deskew,
+            outlines=getattr(args, "outlines", False) or None,
         ),
         pdf_text=pdf_text_mode(args),
         rectify=args.rectify,

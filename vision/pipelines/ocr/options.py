@@ -55,6 +55,8 @@ class OCROptions:
         pages_per_batch: pages that go through the stages together (bounds memory on long documents).
         assume_straight_pages: straight word boxes; ``False`` detects rotated quads, cuts them upright and
             groups lines on the deskewed page (skew up to about 10 degrees, rotated lines).
+        outlines: give each word its detected region as a polygon of 4 to 32 points (``Word.outline``), which
+            follows text on a curved baseline where the box and the rotated quad cannot.
         detect_orientation: turn pages rotated by 90, 180 or 270 degrees upright first.
         straighten_pages: report geometry on the upright page (and keep that image) instead of mapping it
             back onto the page as given.
@@ -97,6 +99,7 @@ class OCROptions:
     reco_batch_size: int = 256
     pages_per_batch: int = 16
     assume_straight_pages: bool = True
+    outlines: bool = False
     detect_orientation: bool = False
     straighten_pages: bool = False
     pdf_text: PdfTextMode = "auto"
@@ -153,18 +156,23 @@ def options_with(base: OCROptions | None = None, **changes: Any) -> OCROptions:
     return replace(base or OCROptions(), **changes)
 
 
-def orientation_changes(*, detect_orientation: bool | None = None, rotated: bool | None = None) -> dict[str, bool]:
+def orientation_changes(
+    *, detect_orientation: bool | None = None, rotated: bool | None = None, outlines: bool | None = None
+) -> dict[str, bool]:
     """The :class:`OCROptions` fields behind the interfaces' page-geometry switches: the CLI's
-    ``--detect-orientation`` / ``--rotated`` and the REST API's ``orientation`` / ``rotated``.
+    ``--detect-orientation`` / ``--rotated`` / ``--outlines`` and the REST API's ``orientation`` /
+    ``rotated`` / ``outlines``.
 
-    ``detect_orientation`` maps onto ``detect_orientation`` and ``rotated`` onto ``assume_straight_pages=not
-    rotated``; ``None`` (not given) changes nothing.
+    ``detect_orientation`` maps onto ``detect_orientation``, ``rotated`` onto ``assume_straight_pages=not
+    rotated`` and ``outlines`` onto ``outlines``; ``None`` (not given) changes nothing.
     """
     changes: dict[str, bool] = {}
     if detect_orientation is not None:
         changes["detect_orientation"] = bool(detect_orientation)
     if rotated is not None:
         changes["assume_straight_pages"] = not rotated
+    if outlines is not None:
+        changes["outlines"] = bool(outlines)
     return changes
 
 

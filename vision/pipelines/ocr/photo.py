@@ -175,16 +175,17 @@ class PhotoStage:
 class LazyDetector:
     """A detection predictor built on its first call (the photo detector: documents never load it).
 
-    Copies share the one model; ``straight`` (straight boxes or rotated quads) is each copy's own, as on
-    :class:`~vision.predictors.detection.predictor.DetectionPredictor`.
+    Copies share the one model; ``straight`` (straight boxes or rotated quads) and ``outlines`` are each
+    copy's own, as on :class:`~vision.predictors.detection.predictor.DetectionPredictor`.
 
     Args:
         build: ``() -> predictor``, called once.
         straight: straight boxes (``True``) or rotated quads.
+        outlines: also each word's outline polygon.
     """
 
-    def __init__(self, build: Callable[[], Any], *, straight: bool = True) -> None:
-        self.build, self.straight = build, straight
+    def __init__(self, build: Callable[[], Any], *, straight: bool = True, outlines: bool = False) -> None:
+        self.build, self.straight, self.outlines = build, straight, outlines
         self._cell: list[Any] = [None]
         self._lock = threading.Lock()
 
@@ -198,7 +199,8 @@ class LazyDetector:
             if self._cell[0] is None:
                 self._cell[0] = self.build()
         predictor = self._cell[0]
-        if getattr(predictor, "straight", self.straight) != self.straight:
+        wanted = (self.straight, self.outlines)
+        if (getattr(predictor, "straight", self.straight), getattr(predictor, "outlines", self.outlines)) != wanted:
             predictor = copy.copy(predictor)  # shares the model; only the box decoding differs
-            predictor.straight = self.straight
+            predictor.straight, predictor.outlines = wanted
         return predictor(pages)

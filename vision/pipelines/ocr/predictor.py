@@ -44,7 +44,7 @@ from vision.structures import Document, Page
 if TYPE_CHECKING:
     from vision.pipelines.ocr.replicas import ReplicaPool
 
-PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages", "photo"})
+PER_CALL_OPTIONS = frozenset({"detect_orientation", "assume_straight_pages", "outlines", "photo"})
 """The :class:`OCROptions` fields :meth:`OCRPredictor.with_options` changes on a built predictor."""
 
 __all__ = [
@@ -163,14 +163,16 @@ class OCRPredictor:
             return self
         options = replace(options, replicas=1)  # the copy reads in this process
         detectors = [self.pipeline["detect"].predictor, self.pipeline["detect"].photo_predictor]
-        if options.assume_straight_pages != self.options.assume_straight_pages:
+        for name, attr in (("assume_straight_pages", "straight"), ("outlines", "outlines")):
+            if getattr(options, name) == getattr(self.options, name):
+                continue
             for i, detector in enumerate(detectors):
                 if detector is None:
                     continue
-                if not hasattr(detector, "straight"):
-                    raise ValueError("this predictor's detector cannot switch between straight and rotated boxes")
+                if not hasattr(detector, attr):
+                    raise ValueError(f"this predictor's detector cannot switch {name}")
                 detectors[i] = copy.copy(detector)  # shares the model; only the box decoding differs
-                detectors[i].straight = options.assume_straight_pages
+                setattr(detectors[i], attr, getattr(options, name))
         pipeline = build_pipeline(options, detectors[0], self.pipeline["recognize"].predictor, detectors[1])
         return OCRPredictor(pipeline, options)
 
@@ -324,7 +326,7 @@ def ocr_predictor(
         det_predictor = detection_predictor(
             o.det_arch, weights=o.det_weights, device=o.device, dtype=dtype, batch_size=o.det_batch_size,
             assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes,
-            compile=compile)
+            compile=compile, outlines=o.outlines)
     if reco_predictor is None:
         from vision.predictors.recognition.predictor import recognition_predictor
 
@@ -341,7 +343,7 @@ def ocr_predictor(
         photo_predictor = LazyDetector(partial(
             detection_predictor, o.photo.det_arch, weights="default", device=o.device, dtype=dtype,
             batch_size=o.det_batch_size, onnx=o.onnx, shapes=o.det_input_shapes, compile=compile),
-            straight=o.assume_straight_pages)
+            straight=o.assume_straight_pages, outlines=o.outlines)
     pool = None
     if options.replicas > 1:
         from vision.pipelines.ocr.replicas import ReplicaPool

@@ -66,6 +66,7 @@ class DetectStage:
             state.boxes = np.asarray(res.boxes, dtype=np.float32).reshape(-1, 4)
             state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
             state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)
+            state.outlines = getattr(res, "outlines", None)
 
 
 class CropStage:
@@ -163,11 +164,13 @@ class LayoutStage:
 
     def _words(self, s: PageState) -> None:
         h, w = s.image.shape[:2]
-        parts = [
-            (text, float(conf), quad)
-            for (raw, conf), quad in zip(s.texts, s.polygons.astype(np.float64))
-            for text, quad in split_spaced(raw, quad)
-        ]
+        outlines = s.outlines if s.outlines is not None and len(s.outlines) == len(s.texts) else None
+        parts, shapes = [], []
+        for i, ((raw, conf), quad) in enumerate(zip(s.texts, s.polygons.astype(np.float64))):
+            split = split_spaced(raw, quad)
+            parts += [(text, float(conf), q) for text, q in split]
+            whole = outlines is not None and len(split) == 1  # an outline is one region's: not a split word's
+            shapes += [self._outline(s, outlines[i]) if whole else None] * len(split)  # type: ignore[index]
         quads = np.array([q for _, _, q in parts]).reshape(-1, 4, 2)
         if self.straight:
             s.layout_boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
@@ -179,9 +182,15 @@ class LayoutStage:
         boxes = corner_boxes(quads.min(axis=1), quads.max(axis=1)).tolist()
         polygons = [None] * len(parts) if exact_box else np.clip(quads, 0, 1).tolist()
         s.words = [
-            Word(text, conf, tuple(box), None if poly is None else tuple(map(tuple, poly)))  # type: ignore[arg-type]
-            for (text, conf, _), box, poly in zip(parts, boxes, polygons)
+            Word(text, conf, tuple(box), None if poly is None else tuple(map(tuple, poly)),  # type: ignore[arg-type]
+                 shape)
+            for (text, conf, _), box, poly, shape in zip(parts, boxes, polygons, shapes)
         ]
+
+    def _outline(self, s: PageState, points: np.ndarray) -> tuple[tuple[float, float], ...]:
+        """One word's relative working-image outline ``[K, 2]`` in the output frame."""
+        out = np.clip(self._to_output(s, np.asarray(points, np.float64)[None])[0], 0, 1)
+        return tuple((float(x), float(y)) for x, y in out)
 
     def page(self, s: PageState) -> Page:
         """The finished page of one state."""

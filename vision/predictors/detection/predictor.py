@@ -57,11 +57,14 @@ class DetectionResult:
         boxes: ``float32[N, 4]`` relative ``(x0, y0, x1, y1)``.
         scores: ``float32[N]`` mean text probability of each word region.
         polygons: ``float32[N, 4, 2]`` relative, clockwise from top-left (the box corners on straight pages).
+        outlines: with ``outlines=True``, one ``float32[K, 2]`` relative polygon per word (4 to 32 points,
+            clockwise): the word's region, which follows a curved baseline; else ``None``.
     """
 
     boxes: np.ndarray
     scores: np.ndarray
     polygons: np.ndarray
+    outlines: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.boxes)
@@ -130,6 +133,7 @@ class DetectionPredictor:
         device, dtype: where and in which float type inputs are fed to ``model``.
         batch_size: pages per forward pass.
         straight: straight boxes (``True``) or rotated 4-point polygons.
+        outlines: also return each word's outline polygon (:attr:`DetectionResult.outlines`).
         params: post-processing thresholds.
         shapes: the static input shapes pages are padded to.
         resize: ``"host"`` (OpenCV) or ``"device"`` (on ``device``, see the module docstring); ``None``:
@@ -155,6 +159,7 @@ class DetectionPredictor:
         resize: str | None = None,
         channels_last: bool = False,
         pad_batches: bool | None = None,
+        outlines: bool = False,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
@@ -165,6 +170,7 @@ class DetectionPredictor:
         self.pad_batches = torch.device(device).type == "cuda" if pad_batches is None else pad_batches
         self.model, self.device, self.dtype = model, torch.device(device), dtype
         self.batch_size, self.straight, self.params, self.shapes = batch_size, straight, params, tuple(shapes)
+        self.outlines = outlines
         self._mean = torch.tensor(mean, device=device).view(1, 3, 1, 1) * 255
         self._std = torch.tensor(std, device=device).view(1, 3, 1, 1) * 255
         self._mean_np = np.asarray(mean, np.float32) * 255
@@ -223,8 +229,8 @@ class DetectionPredictor:
                 canvases, sizes = self._fit([images[i] for i in chunk], shape)
                 probs = self.probabilities(canvases)
                 for i, prob, (h, w) in zip(chunk, probs, sizes):
-                    out = db_postprocess(prob[:h, :w], self.params, straight=self.straight)
-                    results[i] = DetectionResult(out.boxes, out.scores, out.polygons)
+                    out = db_postprocess(prob[:h, :w], self.params, straight=self.straight, outlines=self.outlines)
+                    results[i] = DetectionResult(out.boxes, out.scores, out.polygons, out.outlines)
         return results  # type: ignore[return-value]
 
     def _fit(
@@ -283,6 +289,7 @@ def detection_predictor(
     channels_last: bool | None = None,
     shapes: Sequence[tuple[int, int]] | None = None,
     compile: bool = False,
+    outlines: bool = False,
 ) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
@@ -305,6 +312,8 @@ def detection_predictor(
             the shipped weights, else :data:`INPUT_SHAPES`; smaller inputs are faster and coarser).
         compile: ``torch.compile`` the model (batches padded, batch dimension dynamic: one graph per input
             shape, see ``pad_batches``).
+        outlines: also return each word's outline polygon, which follows text on a curved baseline
+            (:attr:`DetectionResult.outlines`).
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)
@@ -344,5 +353,6 @@ def detection_predictor(
         channels_last=nhwc,
         shapes=tuple(shapes),
         pad_batches=True if compile else None,
+        outlines=outlines,
     )
 
