@@ -10,7 +10,10 @@ cut to its ink's extent along the arc), their union rasterised. The shipped defa
 on the CPU (``detection_predictor(outlines=True)`` for outlines and boxes; ``assume_straight_pages=False``
 for rotated quads); the region that overlaps the truth most is scored by IoU with it, the other regions are
 counted. Reports mean IoU of outlines, boxes and quads, on how many words the outline fits better than each,
-how many words come back as one region, and the outline's points. Synthetic only; no evaluation set.
+how many words come back as one region, and the outline's points. With ``--read``, the whole OCR
+(``ocr_predictor(device="cpu", photo="off")``) reads each page without and with ``outlines=True`` (whose
+``curved`` stage reads words on arcs again unbent, :mod:`vision.pipelines.ocr.curved`): words read exactly
+(case-insensitive) either way. Synthetic only; no evaluation set.
 """
 
 from __future__ import annotations
@@ -99,12 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--words", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--read", action="store_true",
+                    help="also read each page with the whole OCR, without and with outlines (the curved stage)")
     ap.add_argument("--out", default=str(REPO / "benchmarks/results/curved_outlines.json"))
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     vocabulary = sorted(w for w in load_lexicon("en").words if 5 <= len(w) <= 12 and w.isalpha())
     straight = detection_predictor(device="cpu", outlines=True)
     rotated = detection_predictor(device="cpu", assume_straight_pages=False)
+    if args.read:
+        from vision import ocr_predictor
+
+        plain_ocr = ocr_predictor(device="cpu", photo="off")
+        curved_ocr = ocr_predictor(device="cpu", photo="off", outlines=True)
     rows, t0 = [], time.time()
     for _ in range(args.words):
         word = vocabulary[int(rng.integers(len(vocabulary)))]
@@ -117,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         q_iou, _ = best([q * [w, h] for q in quads.polygons], truth)
         points = max((len(o) for o in out.outlines), default=0)
         rows.append({"word": word, "outline": o_iou, "box": b_iou, "quad": q_iou, "regions": n, "points": points})
+    if args.read:  # the whole OCR without and with outlines (curved words read again unbent)
+        rng = np.random.default_rng(args.seed)
+        pages = [arc_page(vocabulary[int(rng.integers(len(vocabulary)))], rng) for _ in range(args.words)]
+        for row, (image, _) in zip(rows, pages):
+            for name, ocr in (("read_plain", plain_ocr), ("read_outlines", curved_ocr)):
+                texts = [w.value.lower() for w in ocr([image]).pages[0].words]
+                row[name] = row["word"].lower() in texts
     found = [r for r in rows if r["regions"]]
     report = {
         "words": len(rows),
@@ -125,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         "one_region": sum(r["regions"] == 1 for r in rows),
         "mean_iou": {k: round(float(np.mean([r[k] for r in found])), 4) for k in ("outline", "box", "quad")},
         "outline_better": {k: sum(r["outline"] > r[k] for r in found) for k in ("box", "quad")},
+        **({"read": {k: sum(r[k] for r in rows) for k in ("read_plain", "read_outlines")},
+            "reread": curved_ocr.pipeline["curved"].reread, "changed": curved_ocr.pipeline["curved"].changed}
+           if args.read else {}),
         "outline_points_median": float(np.median([r["points"] for r in found])) if found else 0.0,
         "seconds": round(time.time() - t0, 1),
     }

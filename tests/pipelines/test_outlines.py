@@ -133,3 +133,21 @@ def test_outlines_per_call() -> None:
     assert on.pipeline["recognize"].predictor is base.pipeline["recognize"].predictor
     assert all(w.outline is not None for w in _words(on([image])))
     assert all(w.outline is None for w in _words(base([image])))
+
+
+def test_curved_words_are_read_again_unbent() -> None:
+    """With outlines, the ``curved`` stage reads a word on an arc again unbent and keeps the surer reading:
+    the shipped models read the rendered arc word from its box as something else, unbent as it is."""
+    from vision import ocr_predictor
+
+    page = _arc_page()
+    plain = ocr_predictor(device="cpu", photo="off")
+    curved = ocr_predictor(device="cpu", photo="off", outlines=True)
+    assert "curved" in curved.pipeline.names and "curved" not in plain.pipeline.names
+    assert "CURVEDLETTERS" not in [w.value for w in plain([page]).pages[0].words]
+    assert "CURVEDLETTERS" in [w.value for w in curved([page]).pages[0].words]
+    assert curved.pipeline["curved"].changed >= 1
+    from vision.pipelines.ocr.bulk import split_pipeline
+
+    model, _ = split_pipeline(curved.pipeline)
+    assert model.names[-1] == "curved"  # the bulk engine keeps it with the models

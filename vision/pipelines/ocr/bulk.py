@@ -49,9 +49,11 @@ def read_path(item: Any) -> list[PageImage]:
         return list(doc)
 
 
-def split_pipeline(pipeline: Pipeline, last_model_stage: str = "recognize") -> tuple[Pipeline, Pipeline | None]:
-    """``pipeline`` cut after ``last_model_stage``: the model part and the host part (``None`` when empty)."""
+def split_pipeline(pipeline: Pipeline, last_model_stage: str | None = None) -> tuple[Pipeline, Pipeline | None]:
+    """``pipeline`` cut after ``last_model_stage`` (``None``: ``curved`` when there is one, which reads crops
+    again, else ``recognize``): the model part and the host part (``None`` when empty)."""
     names = pipeline.names
+    last_model_stage = last_model_stage or ("curved" if "curved" in names else "recognize")
     if last_model_stage not in names:
         return pipeline, None
     cut = names.index(last_model_stage) + 1

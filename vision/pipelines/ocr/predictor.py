@@ -134,6 +134,10 @@ class OCRPredictor:
         clone = copy.copy(self.pipeline["recognize"])
         clone.predictor = reco.with_lexicon(lexicon_for(lang))
         pipeline = self.pipeline.replace("recognize", clone)
+        if "curved" in pipeline.names:
+            curved = copy.copy(pipeline["curved"])
+            curved.predictor = clone.predictor
+            pipeline = pipeline.replace("curved", curved)
         if "script" in pipeline.names:
             script = copy.copy(pipeline["script"])
             script.lexicon = clone.predictor.lexicon.words
@@ -235,6 +239,10 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
         stages.append(("recognize", DeviceRecognizeStage(reco_predictor, straight=straight)))
     else:
         stages += [("crop", CropStage(straight=straight)), ("recognize", RecognizeStage(reco_predictor))]
+    if options.outlines:
+        from vision.pipelines.ocr.curved import CurvedStage
+
+        stages.append(("curved", CurvedStage(reco_predictor)))
     if options.show_through.ratio > 0:
         stages.append(("show_through", ShowThroughStage(options.show_through)))
     photo_sparse = SparseOptions(max_words=options.photo.sparse_words) if options.photo.mode != "off" else None
