@@ -172,11 +172,12 @@ def test_outlines_follow_a_curved_word_where_quads_cannot():
 
     assert iou(_mask(outline, size)) > 0.8
     assert iou(_mask(out.polygons[0] * size, size)) < 0.5
-    # the outline lies within the word's box, and boxes are the same with or without outlines (1/8 px)
+    # the outline lies within the word's box, and boxes and quads are the same with or without outlines
     x0, y0, x1, y1 = out.boxes[0]
     assert (out.outlines[0] >= [x0, y0]).all() and (out.outlines[0] <= [x1, y1]).all()
     plain = db_postprocess(prob, params).boxes
-    assert np.allclose(db_postprocess(prob, params, outlines=True).boxes, plain, atol=0.2 / size)
+    assert np.array_equal(db_postprocess(prob, params, outlines=True).boxes, plain)
+    assert np.array_equal(out.polygons, db_postprocess(prob, params, straight=False).polygons)
 
 
 def test_outlines_only_when_asked_and_empty_maps():

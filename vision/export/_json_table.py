@@ -12,18 +12,24 @@ from typing import Any
 from vision.export._json_read import as_box, as_int, as_list, as_opt_box, as_str, get
 from vision.structures.table import BLOCK_KINDS, Table, TableCell
 
-__all__ = ["read_kind", "read_tables", "table_to_dict"]
+__all__ = ["read_kind", "read_tables", "table_to_dict", "word_to_dict"]
 
 
 def _floats(values: Any) -> list[float] | None:
     return None if values is None else [float(v) for v in values]
 
 
-def _word(w: Any) -> dict[str, Any]:
-    polygon = None if w.polygon is None else [[float(x), float(y)] for x, y in w.polygon]
-    out = {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry), "polygon": polygon}
+def _points(points: Any) -> list[list[float]] | None:
+    return None if points is None else [[float(x), float(y)] for x, y in points]
+
+
+def word_to_dict(w: Any) -> dict[str, Any]:
+    """A word's dict (the JSON format's, in pages and table cells alike); ``outline`` only when the word has
+    one (``OCROptions.outlines``)."""
+    out = {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry),
+           "polygon": _points(w.polygon)}
     if w.outline is not None:
-        out["outline"] = [[float(x), float(y)] for x, y in w.outline]
+        out["outline"] = _points(w.outline)
     return out
 
 
@@ -42,7 +48,7 @@ def table_to_dict(table: Table) -> dict[str, Any]:
                 "col_span": int(c.col_span),
                 "header": bool(c.header),
                 "geometry": _floats(c.geometry),
-                "words": [_word(w) for w in c.words],
+                "words": [word_to_dict(w) for w in c.words],
             }
             for c in table.cells
         ],

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from vision.export._json_read import as_list, as_opt_str, get, read_entry, read_page
-from vision.export._json_table import table_to_dict
+from vision.export._json_table import table_to_dict, word_to_dict
 from vision.structures.document import Document, Page
 from vision.structures.mask import mask_to_rle
 
@@ -80,15 +80,6 @@ def _polygon(polygon: Any) -> list[list[float]] | None:
     return None if polygon is None else [[float(x), float(y)] for x, y in polygon]
 
 
-def _word(w: Any) -> dict[str, Any]:
-    """A word's dict; ``outline`` only when the word has one (``OCROptions.outlines``)."""
-    out = {"value": w.value, "confidence": float(w.confidence), "geometry": _floats(w.geometry),
-           "polygon": _polygon(w.polygon)}
-    if getattr(w, "outline", None) is not None:
-        out["outline"] = _polygon(w.outline)
-    return out
-
-
 def _page(page: Page) -> dict[str, Any]:
     out = {
         "page_idx": int(page.page_idx),
@@ -104,7 +95,7 @@ def _page(page: Page) -> dict[str, Any]:
                     {
                         "geometry": _floats(line.geometry),
                         "words": [
-                            _word(w)
+                            word_to_dict(w)
                             for w in line.words
                         ],
                     }

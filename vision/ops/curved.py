@@ -44,7 +44,8 @@ def centreline(polygon: np.ndarray) -> tuple[np.ndarray, float]:
     The polygon's two farthest vertices stand for the word's two ends and split its boundary into two
     chains, one along each side of the word; each point of the first chain (every pixel along it) is paired
     with the nearest point of the second, and the pairs' midpoints, where a pair is between half and 1.5 times
-    the median long and a thickness away from the chain's ends (clear of the caps), trace the middle. The thickness is the median pair length."""
+    the median long and a thickness away from the chain's ends (clear of the caps), trace the middle. The
+    thickness is the median pair length."""
     v = np.asarray(polygon, np.float64).reshape(-1, 2)
     d = np.hypot(*(v[:, None, :] - v[None, :, :]).transpose(2, 0, 1))
     i, j = sorted(np.unravel_index(int(np.argmax(d)), d.shape))
@@ -61,25 +62,23 @@ def centreline(polygon: np.ndarray) -> tuple[np.ndarray, float]:
     return (first[keep] + second[nearest[keep]]) / 2, thickness
 
 
-def arc_span(points: np.ndarray, centre: tuple[float, float]) -> tuple[float, float, float, float, bool]:
-    """``(theta0, theta1, r_in, r_out, upper)`` of ``points`` about ``centre``: the angle range (radians,
-    ``theta0 < theta1``, unwrapped about the points' mean direction), the radius range, and whether the word
-    sits on the circle's upper half (image ``y`` grows downwards)."""
+def arc_span(points: np.ndarray, centre: tuple[float, float]) -> tuple[float, float, bool]:
+    """``(theta0, theta1, upper)`` of ``points`` about ``centre``: the angle range (radians, ``theta0 <
+    theta1``, unwrapped about the points' mean direction) and whether the word sits on the circle's upper
+    half (image ``y`` grows downwards)."""
     p = np.asarray(points, np.float64).reshape(-1, 2) - centre
     angles = np.arctan2(p[:, 1], p[:, 0])
     mean = float(np.arctan2(np.sin(angles).mean(), np.cos(angles).mean()))
     rel = (angles - mean + np.pi) % (2 * np.pi) - np.pi
-    radii = np.hypot(p[:, 0], p[:, 1])
-    return mean + float(rel.min()), mean + float(rel.max()), float(radii.min()), float(radii.max()), \
-        bool(np.sin(mean) < 0)
+    return mean + float(rel.min()), mean + float(rel.max()), bool(np.sin(mean) < 0)
 
 
 def unbend(image: np.ndarray, outline: np.ndarray, *, min_sagitta: float = 0.5,
            max_sweep: float = np.deg2rad(300)) -> np.ndarray | None:
     """The word inside ``outline`` (``float[K, 2]`` pixel points of ``image``) resampled upright along its
-    arc, or ``None`` when it is not worth it: too few points, a circle too flat (the arc's sagitta under
-    ``min_sagitta`` times the word's thickness: a straight word reads as well from its box), a word standing
-    on the side of its circle (neither half), or a sweep over ``max_sweep``."""
+    arc, or ``None`` when it is not worth it: too few points, a middle line that strays from its chord by less
+    than ``min_sagitta`` times the word's thickness (a straight word reads as well from its box), a word
+    standing on the side of its circle (neither half), or a sweep over ``max_sweep``."""
     pts = np.asarray(outline, np.float64).reshape(-1, 2)
     if len(pts) < 5:
         return None
@@ -93,18 +92,16 @@ def unbend(image: np.ndarray, outline: np.ndarray, *, min_sagitta: float = 0.5,
     cx, cy, r = fit_circle(middle)
     if not np.isfinite(r) or r <= thickness:
         return None
-    t0, t1, _, _, upper = arc_span(pts, (cx, cy))
-    r_in, r_out = r - 0.6 * thickness, r + 0.6 * thickness
-    thickness, sweep = r_out - r_in, t1 - t0
-    chord = 2 * r * np.sin(min(sweep, np.pi) / 2)
-    sagitta = r - np.sqrt(max(r * r - (chord / 2) ** 2, 0.0))
-    mid = (t0 + t1) / 2
-    if thickness < 2 or sweep > max_sweep or sagitta < min_sagitta * thickness or abs(np.sin(mid)) < 0.5:
+    t0, t1, upper = arc_span(pts, (cx, cy))
+    r_in, r_out = r - 0.6 * thickness, r + 0.6 * thickness  # the band, a little margin either side
+    sweep = t1 - t0
+    if r_out - r_in < 2 or sweep > max_sweep or abs(np.sin((t0 + t1) / 2)) < 0.5:
         return None
-    width = max(2, int(round(sweep * (r_in + r_out) / 2)))
-    height = max(2, int(round(thickness)))
+    width = max(2, int(round(sweep * r)))
+    height = max(2, int(round(r_out - r_in)))
     theta = np.linspace(t0, t1, width) if upper else np.linspace(t1, t0, width)  # left to right on the page
-    radius = np.linspace(r_out, r_in, height) if upper else np.linspace(r_in, r_out, height)  # letter tops first
+    # letter tops first: the outer arc for a word on the upper half, the inner one on the lower half
+    radius = np.linspace(r_out, r_in, height) if upper else np.linspace(r_in, r_out, height)
     map_x = (cx + radius[:, None] * np.cos(theta[None, :])).astype(np.float32)
     map_y = (cy + radius[:, None] * np.sin(theta[None, :])).astype(np.float32)
     return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

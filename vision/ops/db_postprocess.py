@@ -168,7 +168,12 @@ def db_postprocess(
         if score < params.box_thresh:
             continue
         distance = params.unclip_ratio * short + params.pad
-        if straight and distance >= 0 and not outlines:
+        shape = None
+        if outlines:  # grown by the band thickness, not by `short` (see the module docstring)
+            band = band_thickness(contour) + 1.0
+            offset = params.unclip_ratio * band + params.pad
+            shape = outline(unclip(contour.reshape(-1, 2) + 0.5, offset), band + 2 * max(offset, 0.0))
+        if straight and distance >= 0:
             # Growing with round joins is the Minkowski sum with a disk: its bounding box is the region's,
             # `distance` wider on every side (what pyclipper returns up to its 1/8 px grid), at no cost.
             # The region's points span pixel centres x + 0.5 .. x + bw - 0.5 (boundingRect counts pixels).
@@ -176,6 +181,7 @@ def db_postprocess(
             x1, y1 = x + bw - 0.5 + distance, y + bh - 0.5 + distance
             quads.append(((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
             scores.append(score)
+            shapes.append(shape)
             continue
         grown = unclip(contour.reshape(-1, 2) + 0.5, distance)
         if len(grown) < 3:
@@ -188,10 +194,7 @@ def db_postprocess(
             quad = order_quad(cv2.boxPoints(cv2.minAreaRect(grown.astype(np.float32))))
         quads.append(quad)
         scores.append(score)
-        if outlines:
-            band = band_thickness(contour) + 1.0
-            offset = params.unclip_ratio * band + params.pad
-            shapes.append(outline(unclip(contour.reshape(-1, 2) + 0.5, offset), band + 2 * max(offset, 0.0)))
+        shapes.append(shape)
     if not quads:
         empty = np.zeros((0,), dtype=np.float32)
         return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32),

@@ -148,9 +148,11 @@ def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: in
             yield job
 
     if ahead is not None:  # files in flight, hence pages a model batch, for short runs: see `files_in_flight`
-        ahead = min(ahead, max(4, 2 * workers, predictor.options.pages_per_batch + workers))
-    results = predictor.map(jobs(), workers=workers, read=Reader(args), finish=Finisher(args), errors="return",
-                            ahead=ahead)
+        from vision.pipelines.ocr.bulk import default_ahead
+
+        ahead = min(ahead, default_ahead(workers, predictor.options.pages_per_batch))
+    results = predictor.map(jobs(), workers=workers, read=Reader(args), finish=Finisher(args),
+                            errors="return", ahead=ahead)
     for k, result in enumerate(results):  # in the order taken: result k is taken[k]
         error = None
         if isinstance(result, BaseException):

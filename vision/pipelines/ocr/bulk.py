@@ -36,7 +36,7 @@ from vision.io.page import PageImage
 from vision.pipelines.base import PageState, Pipeline, as_pages
 from vision.structures import Document
 
-__all__ = ["bulk_map", "read_path", "split_pipeline"]
+__all__ = ["bulk_map", "default_ahead", "read_path", "split_pipeline"]
 
 _WORKER: dict[str, Any] = {}
 
@@ -49,7 +49,15 @@ def read_path(item: Any) -> list[PageImage]:
         return list(doc)
 
 
-def split_pipeline(pipeline: Pipeline, last_model_stage: str | None = None) -> tuple[Pipeline, Pipeline | None]:
+def default_ahead(workers: int, pages_per_batch: int) -> int:
+    """Documents in flight by default: enough one-page documents to fill a model batch while ``workers``
+    read the next ones."""
+    return max(4, 2 * workers, pages_per_batch + workers)
+
+
+def split_pipeline(
+    pipeline: Pipeline, last_model_stage: str | None = None
+) -> tuple[Pipeline, Pipeline | None]:
     """``pipeline`` cut after ``last_model_stage`` (``None``: ``curved`` when there is one, which reads crops
     again, else ``recognize``): the model part and the host part (``None`` when empty)."""
     names = pipeline.names
@@ -165,8 +173,7 @@ def bulk_map(
             :func:`read_path` for path inputs (other inputs are read here).
         finish: ``(item, document) -> result`` run after the post stages (in the workers when there are any:
             a module-level function); the result is yielded instead of the document.
-        ahead: documents in flight at once (default ``max(4, 2 * workers, pages_per_batch + workers)``: enough
-            one-page documents to fill a model batch while the workers read the next ones).
+        ahead: documents in flight at once (default :func:`default_ahead`).
         post: where the post stages and ``finish`` run (default: ``"workers"`` when there are workers).
         errors: ``"raise"`` re-raises a document's exception at its place; ``"return"`` yields it.
         worker_threads: CPU threads of each worker (OpenCV, torch).
@@ -175,7 +182,7 @@ def bulk_map(
     model, rest = split_pipeline(predictor.pipeline)
     in_workers = workers > 0 and (post or "workers") == "workers"
     size = predictor.options.pages_per_batch
-    ahead = max(1, ahead or max(4, 2 * workers, size + workers))
+    ahead = max(1, ahead or default_ahead(workers, size))
     procs: Executor | None = None
     setup = None
     if workers > 0:

@@ -35,8 +35,10 @@ import numpy as np
 
 from vision.pipelines.base import PageState
 
-__all__ = ["PHOTO_DETECTOR", "LazyDetector", "PhotoMode", "PhotoOptions", "PhotoStage", "is_photo", "page_stats",
-           "typeset_shares"]
+__all__ = [
+    "PHOTO_DETECTOR", "LazyDetector", "PhotoMode", "PhotoOptions", "PhotoStage", "is_photo", "page_stats",
+    "typeset_shares",
+]
 
 PhotoMode = Literal["auto", "on", "off"]
 PHOTO_DETECTOR = "db_mobilenet_v3_large_photo"
@@ -200,7 +202,8 @@ class LazyDetector:
                 self._cell[0] = self.build()
         predictor = self._cell[0]
         wanted = (self.straight, self.outlines)
-        if (getattr(predictor, "straight", self.straight), getattr(predictor, "outlines", self.outlines)) != wanted:
+        built = (getattr(predictor, "straight", self.straight), getattr(predictor, "outlines", self.outlines))
+        if built != wanted:
             predictor = copy.copy(predictor)  # shares the model; only the box decoding differs
             predictor.straight, predictor.outlines = wanted
         return predictor(pages)

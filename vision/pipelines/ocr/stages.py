@@ -182,8 +182,8 @@ class LayoutStage:
         boxes = corner_boxes(quads.min(axis=1), quads.max(axis=1)).tolist()
         polygons = [None] * len(parts) if exact_box else np.clip(quads, 0, 1).tolist()
         s.words = [
-            Word(text, conf, tuple(box), None if poly is None else tuple(map(tuple, poly)),  # type: ignore[arg-type]
-                 shape)
+            Word(text, conf, tuple(box),  # type: ignore[arg-type]
+                 None if poly is None else tuple(map(tuple, poly)), shape)  # type: ignore[arg-type]
             for (text, conf, _), box, poly, shape in zip(parts, boxes, polygons, shapes)
         ]
 
