@@ -92,3 +92,15 @@ def test_the_schema_rejects_broken_alto(document, old, new):
     assert old in text
     with pytest.raises(etree.DocumentInvalid):
         _parse(text.replace(old, new, 1))
+
+
+def test_outlines_and_rotated_quads_become_shape_polygons(document):
+    arc = ((0.1, 0.5), (0.3, 0.3), (0.5, 0.5), (0.5, 0.7), (0.3, 0.5), (0.1, 0.7))
+    page = Page(0, (100, 200), [Block([Line([Word("flat", 0.9, (0.6, 0.1, 0.9, 0.2)),
+                                             Word("arc", 0.8, (0.1, 0.3, 0.5, 0.7), outline=arc)])])])
+    strings = _parse(export_alto(Document([page]))).findall(".//a:String", NS)  # schema-valid with shapes
+    assert strings[0].find("a:Shape", NS) is None
+    assert strings[1].find("a:Shape/a:Polygon", NS).get("POINTS") == "20 50 60 30 100 50 100 70 60 50 20 70"
+    tilted = next(s for s in _parse(export_alto(document)).iter(f"{{{ALTO_NS}}}String")
+                  if s.get("CONTENT") == "tilted")
+    assert tilted.find("a:Shape/a:Polygon", NS).get("POINTS") == "72 72 136 56 140 72 76 88"

@@ -90,3 +90,18 @@ def test_a_page_without_text_is_valid_and_no_pages_is_refused():
     assert _title(page)["bbox"] == "0 0 40 30" and len(page) == 0
     with pytest.raises(ValueError, match="at least one page"):
         export_hocr(Document())
+
+
+def _arc_page() -> Page:
+    """A 200 x 100 page: a straight word, and a word on an arc with a 6-point outline."""
+    arc = ((0.1, 0.5), (0.3, 0.3), (0.5, 0.5), (0.5, 0.7), (0.3, 0.5), (0.1, 0.7))
+    return Page(0, (100, 200), [Block([Line([Word("flat", 0.9, (0.6, 0.1, 0.9, 0.2)),
+                                             Word("arc", 0.8, (0.1, 0.3, 0.5, 0.7), outline=arc)])])])
+
+
+def test_outlines_and_rotated_quads_become_poly(document):
+    spans = _parse(export_hocr(Document([_arc_page()]))).findall(".//h:span[@class='ocrx_word']", NS)
+    assert "poly" not in _title(spans[0])  # a straight word: its bbox says it all
+    assert _title(spans[1])["poly"] == "20 50 60 30 100 50 100 70 60 50 20 70"
+    tilted = next(s for s in _parse(export_hocr(document)).iter() if s.text == "tilted")
+    assert _title(tilted)["poly"] == "72 72 136 56 140 72 76 88"  # the rotated quad, in pixels

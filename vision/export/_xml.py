@@ -1,4 +1,4 @@
-"""Shared pieces of the XML exporters (hOCR, ALTO): safe text, confidences and serialisation."""
+"""Shared pieces of the XML exporters (hOCR, ALTO): safe text, confidences, word shapes and serialisation."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import vision
+from vision.structures.document import Word
 
 # Characters XML 1.0 forbids (C0 controls other than tab/newline/return, lone surrogates, U+FFFE/U+FFFF).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -23,6 +24,17 @@ def xml_text(text: str) -> str:
 def unit_confidence(confidence: float) -> float:
     """A confidence clamped to [0, 1] (NaN becomes 0) so the formats' ranges always hold."""
     return 0.0 if math.isnan(confidence) else min(max(float(confidence), 0.0), 1.0)
+
+
+def word_shape(word: Word, dimensions: tuple[int, int]) -> list[tuple[int, int]] | None:
+    """The word's shape in whole pixels, when it has one beyond its box: its outline (``OCROptions.outlines``:
+    text on a curved baseline) or else its rotated quad (``assume_straight_pages=False``); ``None`` for
+    straight words, whose box says it all."""
+    points = word.outline if word.outline is not None else word.polygon
+    if points is None:
+        return None
+    height, width = dimensions
+    return [(round(min(max(x, 0.0), 1.0) * width), round(min(max(y, 0.0), 1.0) * height)) for x, y in points]
 
 
 def serialize(root: ET.Element, prolog: str = "") -> str:

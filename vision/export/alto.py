@@ -1,7 +1,9 @@
 """ALTO v4 (4.2) export in pixel units: ``Page > PrintSpace > TextBlock > TextLine > String / SP``.
 
 Boxes use :func:`vision.structures.geometry.box_to_pixels`; ``WC`` is the word confidence in [0, 1];
-an ``SP`` sits in the gap between consecutive words. Regions become ``Illustration`` blocks whose
+an ``SP`` sits in the gap between consecutive words; a word with an outline or a rotated quad holds it as
+``Shape > Polygon POINTS="x0 y0 x1 y1 ..."`` (pixel pairs, the form of the proposal that brought shapes
+into ALTO; readers take commas and spaces alike). Regions become ``Illustration`` blocks whose
 ``TYPE`` is the region kind. ALTO forbids a ``TextLine`` without a ``String``, so empty lines and blocks
 are left out. Schema: loc.gov/standards/alto/v4/alto-4-2.xsd.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, xml_text
+from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_shape, xml_text
 from vision.structures.document import Document, Line, Page
 from vision.structures.geometry import BBox, box_to_pixels
 
@@ -101,7 +103,11 @@ def _line(line: Line, page: Page, ident: str) -> ET.Element:
         attrs = {"ID": f"{ident}_{n}".replace("line_", "string_", 1), **pos}
         attrs["WC"] = f"{unit_confidence(word.confidence):.4f}"
         attrs["CONTENT"] = xml_text(word.value)
-        ET.SubElement(node, "String", attrs)
+        string = ET.SubElement(node, "String", attrs)
+        shape = word_shape(word, page.dimensions)
+        if shape is not None:
+            points = " ".join(f"{x} {y}" for x, y in shape)
+            ET.SubElement(ET.SubElement(string, "Shape"), "Polygon", {"POINTS": points})
         previous_right = int(pos["HPOS"]) + int(pos["WIDTH"])
     return node
 

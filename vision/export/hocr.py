@@ -1,7 +1,8 @@
 """hOCR export: XHTML whose ``title`` attributes carry pixel boxes and word confidences.
 
 One ``ocr_page`` per page (``bbox 0 0 W H; ppageno N``), one ``ocr_carea`` holding one ``ocr_par`` per
-block, then ``ocr_line`` and ``ocrx_word`` (``bbox ...; x_wconf 0-100``). Boxes use
+block, then ``ocr_line`` and ``ocrx_word`` (``bbox ...; x_wconf 0-100``; a word with an outline or a rotated
+quad also gets ``poly x0 y0 x1 y1 ...``, hOCR's polygonal bounds). Boxes use
 :func:`vision.structures.geometry.box_to_pixels`. Empty lines and blocks are left out.
 Spec: hOCR 1.2 (kba.github.io/hocr-spec/1.2).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, xml_text
+from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_shape, xml_text
 from vision.structures.document import Block, Document, Line, Page
 from vision.structures.geometry import BBox, box_to_pixels
 
@@ -22,7 +23,8 @@ _DOCTYPE = (
     '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
 )
 _CAPABILITIES = (
-    "ocr_page ocr_carea ocr_header ocr_footer ocr_table ocr_image ocr_par ocr_line ocrx_word ocrp_wconf"
+    "ocr_page ocr_carea ocr_header ocr_footer ocr_table ocr_image ocr_par ocr_line ocrx_word ocrp_wconf "
+    "ocrp_poly"
 )
 #: hOCR float classes for the block kinds that have one; every block also carries ``data-kind``.
 _AREA_CLASSES = {"page_header": "ocr_header", "page_footer": "ocr_footer", "table": "ocr_table"}
@@ -87,6 +89,9 @@ def _line(line: Line, page: Page, ident: str) -> ET.Element:
     for n, word in enumerate(line.words, start=1):
         wconf = round(100 * unit_confidence(word.confidence))
         title = f"{_bbox(word.geometry, page)}; x_wconf {wconf}"
+        shape = word_shape(word, page.dimensions)
+        if shape is not None:
+            title += "; poly " + " ".join(f"{x} {y}" for x, y in shape)
         ET.SubElement(
             span, "span", {"class": "ocrx_word", "id": f"word_{ident}_{n}", "title": title}
         ).text = xml_text(word.value)
