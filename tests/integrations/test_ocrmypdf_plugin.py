@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import img2pdf
 import pikepdf
 import pluggy
+import pytest
 import pypdfium2 as pdfium
 import tomllib
 from ocrmypdf import pluginspec
@@ -64,7 +65,10 @@ def test_worker_threads_split_the_cores():
     assert plugin._threads(1) == cores and plugin._threads(cores) == 1 and plugin._threads(10 * cores) == 1
 
 
-def test_ocrmypdf_with_the_vision_engine_end_to_end(tmp_path):
+@pytest.mark.parametrize("renderer", ["auto", "sandwich", "hocr"])
+def test_ocrmypdf_with_the_vision_engine_end_to_end(tmp_path, renderer):
+    """Each of OCRmyPDF's renderers: ``auto`` (our element tree), ``sandwich`` (our text-only PDF page) and
+    ``hocr`` (our hOCR)."""
     image, _ = render_page(TEXT, size=(1100, 850), font_size=40, line_height=60, left=80, top=120)
     png = io.BytesIO()
     Image.fromarray(image).convert("L").save(png, format="PNG", dpi=(100, 100))
@@ -72,7 +76,7 @@ def test_ocrmypdf_with_the_vision_engine_end_to_end(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     run = subprocess.run(
         [sys.executable, "-m", "ocrmypdf", "--plugin", "vision.integrations.ocrmypdf", "--ocr-engine", "vision",
-         "--jobs", "1", "scan.pdf", "out.pdf"],
+         "--pdf-renderer", renderer, "--jobs", "1", "scan.pdf", "out.pdf"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]

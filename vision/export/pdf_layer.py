@@ -12,15 +12,18 @@ Geometry: word boxes are relative to the page as displayed (crop box, turned by 
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Iterable, Sequence
 
 import pikepdf
 
-from vision.export._glyphless import ADVANCE, DESCENT, encode_text
-from vision.structures.document import Word
+from vision.export._glyphless import ADVANCE, DESCENT, add_glyphless_font, encode_text
+from vision.structures.document import Page, Word
 
-__all__ = ["display_frame", "graft_words", "page_rotation", "set_page_rotation", "skew_matrix"]
+__all__ = [
+    "display_frame", "graft_words", "page_rotation", "set_page_rotation", "skew_matrix", "text_only_pdf",
+]
 
 Matrix = tuple[float, float, float, float, float, float]
 _MIN_ANGLE = 0.5  # degrees: below this a word polygon is drawn as its axis-aligned box
@@ -170,3 +173,22 @@ def graft_words(
     after = "Q\n" + _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "") + "Q\n"
     page.contents_add(pdf.make_stream(before.encode("ascii")), prepend=True)
     page.contents_add(pdf.make_stream(after.encode("ascii")), prepend=False)
+
+
+def text_only_pdf(page: Page, dpi: float) -> bytes:
+    """A one-page PDF holding only ``page``'s invisible text layer, sized as its image at ``dpi``: what
+    Tesseract's ``textonly_pdf`` gives OCRmyPDF's sandwich renderer, which lays it over the page it came
+    from (one content stream, the font under Tesseract's resource name ``/f-0-0``, as that renderer reads)."""
+    height, width = page.dimensions
+    pdf = pikepdf.new()
+    pdf.add_blank_page(page_size=(width * 72.0 / dpi, height * 72.0 / dpi))
+    target = pdf.pages[0]
+    target.obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary({"/f-0-0": add_glyphless_font(pdf)}))
+    matrix, frame_w, frame_h = display_frame(target, 0)
+    lines = [line.words for block in page.blocks for line in block.lines if line.words]
+    body = "".join(_line_ops(line, frame_w, frame_h, "f-0-0") for line in lines)
+    ops = "q\n" + _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "") + "Q\n"
+    target.obj.Contents = pdf.make_stream(ops.encode("ascii"))
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()

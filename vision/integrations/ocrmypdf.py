@@ -8,7 +8,9 @@ engine (its built-in plugin's ``check_options``), so ``tesseract-ocr`` must be o
 
 The engine implements ``generate_ocr()``: each page image becomes an :class:`OcrElement` tree (page >
 paragraph per block > line > word) with pixel boxes, word confidences, rotated word polygons and each
-line's text angle, which OCRmyPDF renders into its text layer. OCRmyPDF runs pages in worker processes:
+line's text angle, which OCRmyPDF renders into its text layer (``--pdf-renderer auto``, ``fpdf2``). For
+``--pdf-renderer hocr`` it writes hOCR (``generate_hocr()``), and for ``sandwich`` a text-only PDF page
+(``generate_pdf()``: :func:`vision.export.pdf_layer.text_only_pdf`) that OCRmyPDF lays over the page. OCRmyPDF runs pages in worker processes:
 each worker builds the predictor once (on the first page it reads) with ``1 / --jobs`` of the CPU threads,
 so ``--jobs N`` workers do not oversubscribe the cores.
 """
@@ -160,9 +162,11 @@ class VisionEngine(OcrEngine):
 
     @staticmethod
     def generate_pdf(input_file: Path, output_pdf: Path, output_text: Path, options: Any) -> None:
-        raise NotImplementedError(
-            "the vision engine returns an OcrElement tree: use --pdf-renderer auto or fpdf2"
-        )
+        from vision.export.pdf_layer import text_only_pdf
+
+        page, dpi = _read(input_file, options)
+        Path(output_pdf).write_bytes(text_only_pdf(page, dpi))
+        Path(output_text).write_text(page.render(), encoding="utf-8")
 
 
 def _add_engine_choice(parser: Any) -> None:
