@@ -26,10 +26,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.append(str(REPO))
 
 
-def photographed(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
-                 long_side: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def photographed_quads(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
+                       long_side: int = 1024) -> tuple[np.ndarray, np.ndarray]:
     """``image`` as a close-up phone photo (the ``photo`` page profile of the detector's training pages) and
-    its word ``boxes`` (px xyxy) carried through the same perspective: the boxes around the moved corners."""
+    its word ``boxes`` (px xyxy) carried through the same perspective: ``float32[N, 4, 2]`` quads."""
     import cv2
 
     from vision.training.synth.degrade import transform_points
@@ -42,7 +42,13 @@ def photographed(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
     matrix, out_shape = page_geometry(image.shape, rng, "photo")
     image = degrade_page(warp_page(image, matrix, out_shape, rng, photo=True), rng, "photo")
     corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
-    moved = transform_points(corners, matrix).reshape(-1, 4, 2)
+    return image, transform_points(corners, matrix).reshape(-1, 4, 2).astype(np.float32)
+
+
+def photographed(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator,
+                 long_side: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`photographed_quads` with each word's quad as the box around its corners (px xyxy)."""
+    image, moved = photographed_quads(image, boxes, rng, long_side)
     return image, np.concatenate([moved.min(1), moved.max(1)], axis=1).astype(np.float32)
 
 

@@ -10,9 +10,9 @@ The engine implements ``generate_ocr()``: each page image becomes an :class:`Ocr
 paragraph per block > line > word) with pixel boxes, word confidences, rotated word polygons and each
 line's text angle, which OCRmyPDF renders into its text layer (``--pdf-renderer auto``, ``fpdf2``). For
 ``--pdf-renderer hocr`` it writes hOCR (``generate_hocr()``), and for ``sandwich`` a text-only PDF page
-(``generate_pdf()``: :func:`vision.export.pdf_layer.text_only_pdf`) that OCRmyPDF lays over the page. OCRmyPDF runs pages in worker processes:
-each worker builds the predictor once (on the first page it reads) with ``1 / --jobs`` of the CPU threads,
-so ``--jobs N`` workers do not oversubscribe the cores.
+(``generate_pdf()``: :func:`vision.export.pdf_layer.text_only_pdf`) that OCRmyPDF lays over the page.
+OCRmyPDF runs pages in worker processes: each worker builds the predictor once (on the first page it reads)
+with ``1 / --jobs`` of the CPU threads, so ``--jobs N`` workers do not oversubscribe the cores.
 """
 
 from __future__ import annotations
