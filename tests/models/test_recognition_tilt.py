@@ -1,5 +1,4 @@
-"""Second readings (``predictors/recognition/tilt.py``): the slope estimate, the sheared readings of slanted words,
-the trimmed readings of unsure ones, and their rule."""
+"""Slanted words: the slope estimate, the sheared second readings and their rule (``predictors/recognition/tilt.py``)."""
 
 from __future__ import annotations
 
@@ -8,9 +7,7 @@ import pytest
 from PIL import Image
 
 from tests.models._reco_crops import FONTS, WORDS, render_word
-from vision.predictors.recognition.tilt import (
-    BELOW, SLOPES, estimate_slope, reread_slanted, reread_trimmed, shear_band, trim_band,
-)
+from vision.predictors.recognition.tilt import BELOW, SLOPES, estimate_slope, reread_slanted, shear_band
 
 PAPER = (246, 244, 238)
 
@@ -79,20 +76,3 @@ def test_predictor_reads_slanted_words_better(one_torch_thread: None) -> None:
 def test_rule_never_blanks_a_word() -> None:
     slanted = _turned("RESEARCH", 18)
     assert reread_slanted(lambda b: [("", 0.99)] * len(b), [slanted], [("R", 0.3)]) == [("R", 0.3)]
-
-
-def test_unsure_readings_are_read_again_trimmed_by_the_same_rule() -> None:
-    crop, tiny = np.zeros((50, 120, 3), np.uint8), np.zeros((9, 30, 3), np.uint8)
-    assert trim_band(crop).shape == (42, 120, 3)  # 8% of 50 rows, 4, off the top and the bottom
-    assert trim_band(tiny) is None  # 8% of 9 rows is no row
-    heights: list[int] = []
-
-    def read(cuts: list[np.ndarray]) -> list[tuple[str, float]]:
-        heights.extend(c.shape[0] for c in cuts)
-        return [("RESEARCH", 0.9)] * len(cuts)
-
-    first = [("RESFARCH", 0.3), ("RESEARCH", 0.95), ("RESFARCH", 0.3)]
-    out = reread_trimmed(read, [crop, crop, tiny], first)
-    assert out == [("RESEARCH", 0.9), ("RESEARCH", 0.95), ("RESFARCH", 0.3)] and heights == [42]
-    for second in (("RESEA", 0.99), ("", 0.99), ("RESEARCH", 0.2)):  # shorter, empty, less sure: kept
-        assert reread_trimmed(lambda c, r=second: [r] * len(c), [crop], [("RESFARCH", 0.3)]) == [("RESFARCH", 0.3)]

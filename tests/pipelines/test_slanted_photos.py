@@ -1,5 +1,5 @@
-"""The OCR pipeline reads unsure words of photos again (sheared or cut tighter, ``tilt.py``), and only of photos,
-on the host and on the recognizer's device alike."""
+"""The OCR pipeline reads unsure words of photos again sheared (``tilt.py``), and only of photos, on the host and
+on the recognizer's device alike."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from vision.predictors.recognition.predictor import recognition_predictor
 
 
 def spy(predictor, calls: list[int]):
-    """A copy of the real recognizer that records how many crops it is asked to read again."""
+    """A copy of the real recognizer that records how many crops it is asked to read again sheared."""
     copied = copy.copy(predictor)
 
-    def reread_unsure(crops, results):
+    def reread_slanted(crops, results):
         calls.append(len(crops))
-        return predictor.reread_unsure(crops, results)
+        return predictor.reread_slanted(crops, results)
 
-    copied.reread_unsure = reread_unsure
+    copied.reread_slanted = reread_slanted
     return copied
 
 

@@ -13,8 +13,8 @@ frame counts come from host-side box coordinates.
 
 Crops the host path treats specially go through the predictor unchanged: crops wider than its
 ``max_width`` once resized (split into overlapping chunks there) and tall crops (read turned by 90 degrees
-there). On photos, unsure readings are read again from host crops, sheared when slanted and else cut
-tighter (:mod:`vision.predictors.recognition.tilt`), as the host path reads them.
+there). On photos, unsure readings of slanted words are read again from host crops
+(:mod:`vision.predictors.recognition.tilt`), as the host path reads them.
 """
 
 from __future__ import annotations
@@ -232,9 +232,8 @@ class DeviceRecognizeStage:
 
     def _reread_unsure(self, states: list[PageState], todo: dict[int, np.ndarray]) -> None:
         """Unsure readings of photos (of every page with a ``slanted`` predictor, as its own calls do) read
-        again from host crops, sheared or cut tighter (the predictor's ``reread_unsure``), as
-        :class:`RecognizeStage` does."""
-        if not hasattr(self.predictor, "reread_unsure"):
+        again from host crops, sheared (the predictor's ``reread_slanted``), as :class:`RecognizeStage` does."""
+        if not hasattr(self.predictor, "reread_slanted"):
             return
         every = bool(getattr(self.predictor, "slanted", False))
         unsure = {si: np.array([k for k in words if states[si].texts[k][1] < BELOW], dtype=np.int64)
@@ -242,7 +241,7 @@ class DeviceRecognizeStage:
         crops, keys = self._host_crops(states, unsure)
         if crops:
             first = [states[si].texts[k] for si, k in keys]
-            for (si, k), result in zip(keys, self.predictor.reread_unsure(crops, first)):
+            for (si, k), result in zip(keys, self.predictor.reread_slanted(crops, first)):
                 states[si].texts[k] = result
 
     def _read_special(self, states: list[PageState], special: dict[int, np.ndarray]) -> None:

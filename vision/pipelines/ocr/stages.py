@@ -86,9 +86,9 @@ class CropStage:
 class RecognizeStage:
     """Read the crops of every page of the batch in one recognizer call, then hand texts back per page.
 
-    On photos (``PageState.photo``), unsure readings are read again, slanted words sheared and the rest cut
-    tighter (the predictor's ``reread_unsure``, :mod:`vision.predictors.recognition.tilt`) unless the
-    predictor does it for every crop itself (``slanted=True``); scans and rendered pages keep their reading.
+    On photos (``PageState.photo``), unsure readings of slanted words are read again sheared (the predictor's
+    ``reread_slanted``, :mod:`vision.predictors.recognition.tilt`) unless the predictor does it for every
+    crop itself (``slanted=True``); scans and rendered pages keep their straight reading.
     """
 
     def __init__(self, predictor: Callable[[list[np.ndarray]], list[tuple[str, float]]]) -> None:
@@ -98,7 +98,7 @@ class RecognizeStage:
         todo = [s for s in states if s.needs_ocr]
         flat = [c for s in todo for c in s.crops]
         texts = self.predictor(flat) if flat else []
-        reread = getattr(self.predictor, "reread_unsure", None)
+        reread = getattr(self.predictor, "reread_slanted", None)
         if reread is not None and not getattr(self.predictor, "slanted", False):
             at = np.cumsum([0] + [len(s.crops) for s in todo])
             photos = [i for s, a, b in zip(todo, at[:-1], at[1:]) if s.photo for i in range(a, b)]

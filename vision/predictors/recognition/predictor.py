@@ -64,7 +64,7 @@ from vision.predictors.recognition.preprocess import (
     resize_to_height,
     resized_widths,
 )
-from vision.predictors.recognition.tilt import reread_slanted, reread_trimmed, reread_turned
+from vision.predictors.recognition.tilt import reread_slanted, reread_turned
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -125,14 +125,13 @@ class RecognitionPredictor:
         arrays = [as_rgb_array(c, i) for i, c in enumerate(crops)]
         sizes = np.array([a.shape[:2] for a in arrays], np.int64).reshape(-1, 2)  # [N, (h, w)]
         results = reread_turned(self._read, arrays, self._read(arrays, sizes), self.is_tall(sizes))
-        return self.reread_unsure(arrays, results) if self.slanted else results
+        return self.reread_slanted(arrays, results) if self.slanted else results
 
-    def reread_unsure(self, crops: Sequence[np.ndarray], results: list[tuple[str, float]]
-                      ) -> list[tuple[str, float]]:
-        """``results`` of the RGB ``crops`` with unsure words read again (:mod:`.tilt`): slanted ones sheared,
-        then those still unsure cut tighter; ``__call__`` does it with ``slanted=True``, the OCR pipeline on
-        photos only."""
-        return reread_trimmed(self._read, crops, reread_slanted(self._read, crops, results))
+    def reread_slanted(self, crops: Sequence[np.ndarray], results: list[tuple[str, float]]
+                       ) -> list[tuple[str, float]]:
+        """``results`` of the RGB ``crops`` with unsure slanted words read again sheared (:mod:`.tilt`); ``__call__``
+        does it with ``slanted=True``, the OCR pipeline on photos only."""
+        return reread_slanted(self._read, crops, results)
 
     def is_tall(self, sizes: np.ndarray) -> np.ndarray:
         """``bool[N]``: crops of ``sizes`` (``[N, (h, w)]`` pixels) also read turned by 90 degrees both ways

@@ -1,6 +1,5 @@
-"""Second readings of turned, slanted and unsure words: vertical text turned by 90 degrees
-(:func:`reread_turned`), slanted text straightened by a vertical shear (:func:`reread_slanted`), and words
-still unsure after that cut tighter (:func:`reread_trimmed`); the most confident reading is kept.
+"""Second readings of turned and slanted words: vertical text turned by 90 degrees (:func:`reread_turned`), and
+slanted text straightened by a vertical shear (:func:`reread_slanted`); the most confident reading is kept.
 
 A word photographed at an angle and cut along its axis-aligned box (a detector's straight box, or ICDAR
 2015's crops) runs diagonally through the crop; the recognizer reads rows of height 32 and loses it. For a
@@ -16,12 +15,6 @@ most one character shorter (never empty). The rule (the gate, ``below`` 0.7, the
 synthetic crops, never on evaluation data: words on photographs rendered at camera resolution, some rotated
 up to 35 degrees, against document, receipt and overlay words (``benchmarks/slanted_words.py``;
 ``docs/models/recognition.md``, *Slanted words*).
-
-Unsure readings left (under ``below``) are read once more with :data:`TRIM` of the crop's height cut from its
-top and from its bottom (:func:`trim_band`): an axis-aligned box around a word on a photo holds clutter above
-and below it (the neighbouring line, a sign's edge), which the recognizer reads as glyphs. The same rule keeps
-the reading. The cut (8%, against 5% and 12%, and against padding, contrast stretching, CLAHE and inverted
-polarity) was chosen on the synthetic sets of ``benchmarks/slanted_words.py`` (``benchmarks/unsure_words.py``).
 """
 
 from __future__ import annotations
@@ -31,17 +24,12 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-__all__ = [
-    "BELOW", "SLOPES", "TRIM", "estimate_slope", "reread_slanted", "reread_trimmed", "reread_turned", "shear_band",
-    "trim_band",
-]
+__all__ = ["BELOW", "SLOPES", "estimate_slope", "reread_slanted", "reread_turned", "shear_band"]
 
 SLOPES: tuple[float, ...] = (-0.5, -0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 """Slopes measured (tan of up to about 27 degrees, both ways)."""
 BELOW = 0.7
 """Crops read with a lower confidence are candidates for a second reading."""
-TRIM = 0.08
-"""Share of an unsure crop's height cut from its top and from its bottom for its last reading."""
 _MIN_BAND = 0.3  # of the crop's height
 _MIN_ROWS = 6
 _EST_HEIGHT = 40  # rows of the edge map the slope is measured on
@@ -143,37 +131,5 @@ def reread_slanted(
     first = {i: results[i] for i in todo}
     for i, (text, conf) in zip(keys, read(bands)):
         if conf > results[i][1] and len(text) >= max(1, len(first[i][0]) - 1):
-            results[i] = (text, conf)
-    return results
-
-
-def trim_band(crop: np.ndarray, share: float = TRIM) -> np.ndarray | None:
-    """``crop`` without ``share`` of its height at the top and at the bottom; ``None`` when that cuts nothing
-    or leaves fewer than 8 rows."""
-    h = crop.shape[0]
-    cut = int(share * h)
-    if cut == 0 or h - 2 * cut < 8:
-        return None
-    return np.ascontiguousarray(crop[cut:h - cut])
-
-
-def reread_trimmed(
-    read: Callable[[list[np.ndarray]], list[tuple[str, float]]],
-    crops: Sequence[np.ndarray],
-    results: list[tuple[str, float]],
-    *,
-    below: float = BELOW,
-) -> list[tuple[str, float]]:
-    """``results`` with each reading under ``below`` replaced by the reading of its :func:`trim_band` when that
-    is more confident and at most one character shorter (never empty)."""
-    results = list(results)
-    keys, cuts = [], []
-    for i, (_, conf) in enumerate(results):
-        band = trim_band(crops[i]) if conf < below else None
-        if band is not None:
-            keys.append(i)
-            cuts.append(band)
-    for i, (text, conf) in zip(keys, read(cuts) if cuts else []):
-        if conf > results[i][1] and len(text) >= max(1, len(results[i][0]) - 1):
             results[i] = (text, conf)
     return results
