@@ -71,6 +71,11 @@ def test_nan_is_refused_by_strict_json(document):
         (lambda d: d["pages"][0]["regions"][0]["mask"]["counts"].append(5), "pages[0].regions[0].mask"),
         (lambda d: d["timeline"][0].update(start="0"), "timeline[0].start: expected a number"),
         (lambda d: d.update(timeline={}), "timeline: expected a list"),
+        (lambda d: d["pages"][0]["blocks"][0].update(geometry=[0, float("nan"), 1, 1]),
+         "pages[0].blocks[0].geometry: expected a finite number"),
+        (lambda d: d["pages"][0]["blocks"][0]["lines"][0]["words"][0].update(
+            outline=[[0, 0], [1, 0], [1, float("inf")]]),
+         "pages[0].blocks[0].lines[0].words[0].outline: expected a finite number"),
     ],
 )
 def test_bad_input_raises_clear_value_errors(document, mutate, message):

@@ -3,6 +3,7 @@ types and raises ``ValueError`` naming the value's path (``pages[0].blocks[2].li
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from vision.structures.document import Block, Line, Page, Region, TimelineEntry, Word
@@ -44,6 +45,8 @@ def as_int(v: Any, path: str) -> int:
 def as_float(v: Any, path: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"{path}: expected a number, got {v!r}")
+    if not math.isfinite(v):  # Python's json reads NaN and Infinity; the writer never emits them
+        raise ValueError(f"{path}: expected a finite number, got {v!r}")
     return float(v)
 
 
