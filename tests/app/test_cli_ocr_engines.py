@@ -58,8 +58,26 @@ def test_ray_engine_writes_what_the_local_engine_writes(corpus: Path, tmp_path: 
         assert "3 input(s) already have their output" in capsys.readouterr().err
         assert {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.name in before} == before
         assert _outputs(out) == _outputs(tmp_path / "local")
+        by_uri = tmp_path / "uri"  # each Ray read task fetches its file through pyarrow's filesystem
+        command = ["ocr", f"{corpus.as_uri()}/", "-o", str(by_uri), "--engine", "ray", "--no-progress"]
+        assert main(command) == 1
+        assert _outputs(by_uri) == _outputs(tmp_path / "local")
     finally:
         ray.shutdown()
+
+
+def test_uris_and_lists_name_inputs(corpus: Path, tmp_path: Path, capsys) -> None:
+    """``file://`` URIs (object stores' stand-in) and ``--files-from``, through the local engine."""
+    assert main(["ocr", str(corpus), "-o", str(tmp_path / "local"), "--no-progress"]) == 1
+    listing = tmp_path / "list.txt"
+    lines = ["# scans", (corpus / "a.png").as_uri(), "", str(corpus / "b.png"), f"{corpus.as_uri()}/gone/"]
+    listing.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "listed"
+    assert main(["ocr", "--files-from", str(listing), "-o", f"{out}/", "--no-progress"]) == 1  # gone/ fails
+    assert f"{corpus.as_uri()}/gone/: no such file or folder" in capsys.readouterr().err
+    local = _outputs(tmp_path / "local")
+    assert _outputs(out) == {name: local[name] for name in ("a.png.txt", "b.png.txt")}
+    assert main(["ocr", "--no-progress"]) == 2 and "no inputs" in capsys.readouterr().err
 
 
 def test_device_replicas_write_what_one_process_writes(corpus: Path, tmp_path: Path, capsys) -> None:

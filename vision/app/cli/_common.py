@@ -160,18 +160,28 @@ def ocr_predictor_from_args(args: argparse.Namespace, **changes: Any) -> OCRPred
 
 
 def scan_inputs(
-    inputs: list[Path], suffixes: Collection[str], recursive: bool
-) -> tuple[list[tuple[Path, Path]], list[str]]:
+    inputs: list[Path | str], suffixes: Collection[str], recursive: bool
+) -> tuple[list[tuple[Path | str, Path]], list[str]]:
     """The files to process, and messages for inputs that do not exist.
 
     Files named are taken whatever their extension; folders contribute their files whose lower-cased
-    suffix is in ``suffixes`` (sorted; subfolders too when ``recursive``).
+    suffix is in ``suffixes`` (sorted; subfolders too when ``recursive``). A URI (a ``str`` such as
+    ``s3://bucket/scans/``, :mod:`vision.io.remote`) is listed the same way and its files stay URIs.
 
     Returns:
         ``(file, name relative to the folder given)`` pairs (a named file: its own name), and the messages.
     """
-    found, problems = [], []
+    from vision.io.remote import is_uri, list_uri
+
+    found: list[tuple[Path | str, Path]] = []
+    problems = []
     for item in inputs:
+        if is_uri(item):
+            files, messages = list_uri(str(item), suffixes, recursive)
+            found += files
+            problems += messages
+            continue
+        item = Path(item)
         if item.is_dir():
             paths = item.rglob("*") if recursive else item.iterdir()
             for path in sorted(p for p in paths if p.is_file() and p.suffix.lower() in suffixes):

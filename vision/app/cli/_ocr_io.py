@@ -93,11 +93,15 @@ def pdf_text_mode(args: argparse.Namespace) -> str:
     return "ocr" if args.force_ocr else args.pdf_text
 
 
-def read_input(source: Path, args: argparse.Namespace, stdin: BinaryIO | None = None) -> bytes:
-    """The bytes of ``source`` (``-``: ``stdin``), at most ``--max-bytes``."""
+def read_input(source: Path | str, args: argparse.Namespace, stdin: BinaryIO | None = None) -> bytes:
+    """The bytes of ``source`` (``-``: ``stdin``; a URI: :func:`vision.io.remote.read_uri`), at most
+    ``--max-bytes``."""
     from vision.app.cli._common import limits_from_args
+    from vision.io.remote import is_uri, read_uri
 
     limit = limits_from_args(args).max_bytes
+    if is_uri(source):
+        return read_uri(str(source), limit)
     if source == STDIO:
         data = (stdin or sys.stdin.buffer).read(limit + 1)
     else:

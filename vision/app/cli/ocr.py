@@ -3,7 +3,9 @@ and PDFs.
 
 Files named on the command line are read whatever their extension (their bytes decide the format);
 folders contribute files with an image or PDF extension (:data:`DOCUMENT_SUFFIXES`), and their subfolders
-with ``--recursive``. Outputs:
+with ``--recursive``. URIs (``s3://bucket/scans/``, ``file:///data/a.pdf``) name files and folders of object
+stores and other filesystems alike (:mod:`vision.io.remote`); ``--files-from LIST`` adds the inputs LIST
+names, one per line (:mod:`vision.app.cli._ocr_inputs`). Outputs:
 
 * without ``-o``: text formats go to stdout (txt for any number of inputs, with a ``==> name <==`` header
   when there are several; json/hocr/alto/md/html/tsv for one input); pdf needs ``-o``, unless the input is
@@ -54,6 +56,7 @@ from vision.app.cli._common import (
 )
 from vision.app.cli._ocr_bulk import cpu_lanes, default_jobs, is_file_job, run_bulk, write_stdout
 from vision.app.cli._ocr_engines import add_engine_arguments
+from vision.app.cli._ocr_inputs import input_name, listed_inputs
 from vision.app.cli._ocr_io import (
     STDIO,
     add_io_arguments,
@@ -66,6 +69,7 @@ from vision.app.cli._ocr_io import (
 from vision.errors import VisionError
 from vision.export.formats import DOCUMENT_FORMATS, get_format, output_path
 from vision.export.formats import render as render_format
+from vision.io.remote import is_uri
 from vision.structures import Document
 
 __all__ = ["register", "run", "collect_inputs", "text_output", "write_atomically", "DOCUMENT_SUFFIXES", "FORMATS"]
@@ -80,7 +84,7 @@ DOCUMENT_SUFFIXES = frozenset(
 class Job:
     """One input file and where its output goes (``None``: stdout)."""
 
-    source: Path
+    source: Path | str  # a str is a URI (:mod:`vision.io.remote`)
     output: Path | None
 
 
@@ -93,7 +97,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "skipped; exit code 1 when any input failed.",
     )
     parser.add_argument(
-        "inputs", nargs="+", metavar="INPUT", type=Path, help="image or PDF files and folders (-: stdin)"
+        "inputs", nargs="*", metavar="INPUT", type=input_name,
+        help="image or PDF files and folders (-: stdin), or URIs of them (s3://bucket/scans/, file:///data/)",
+    )
+    parser.add_argument(
+        "--files-from", default=None, metavar="LIST",
+        help="also read the inputs named in LIST, one path or URI per line (# comments; -: stdin)",
     )
     parser.add_argument(
         "-o",
@@ -173,14 +182,16 @@ def build_predictor(args: argparse.Namespace) -> Callable[[Any], Document]:
     )
 
 
-def collect_inputs(inputs: list[Path], recursive: bool) -> tuple[list[tuple[Path, Path]], list[str]]:
+def collect_inputs(
+    inputs: list[Path | str], recursive: bool
+) -> tuple[list[tuple[Path | str, Path]], list[str]]:
     """``(file, name relative to the folder given)`` pairs, and messages for inputs that do not exist."""
     if inputs == [STDIO]:
         return [(STDIO, Path("stdin"))], []
     return scan_inputs(inputs, DOCUMENT_SUFFIXES, recursive)
 
 
-def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> list[Job]:
+def plan_outputs(args: argparse.Namespace, found: list[tuple[Path | str, Path]]) -> list[Job]:
     """Where each input's output goes (see the module docstring); raises ``ValueError`` on a bad request."""
     out, fmt = (None if args.output is None else Path(args.output)), args.format
     if STDIO in args.inputs and len(args.inputs) > 1:
@@ -195,12 +206,13 @@ def plan_outputs(args: argparse.Namespace, found: list[tuple[Path, Path]]) -> li
         if fmt != "txt" and len(found) > 1:
             raise ValueError(f"--format {fmt} for several inputs needs -o DIR")
         return [Job(src, None) for src, _ in found]
-    single_file = len(args.inputs) == 1 and args.inputs[0].is_file()
+    single_file = len(args.inputs) == 1 and len(found) == 1 and str(found[0][0]) == str(args.inputs[0])
     as_dir = out.is_dir() or str(args.output).endswith(os.sep) or not single_file
     if not as_dir:
         return [Job(found[0][0], out)] if found else []
     jobs = [Job(src, output_path(out / rel, fmt)) for src, rel in found]
-    if any(j.output is not None and j.output.resolve() == j.source.resolve() for j in jobs):
+    if any(j.output is not None and not is_uri(j.source) and j.output.resolve() == Path(j.source).resolve()
+           for j in jobs):
         raise ValueError("an output would overwrite its input; give another -o folder")
     targets = [j.output for j in jobs]
     if len(set(targets)) != len(targets):
@@ -275,6 +287,11 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
 
     ``predictor`` replaces the one the options describe (an embedding application's own).
     """
+    try:
+        args.inputs = listed_inputs(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     found, problems = collect_inputs(args.inputs, args.recursive)
     try:
         from vision.predictors.recognition.languages import parse_lang
