@@ -6,7 +6,8 @@ Page sets: every ground-truth word (or line) box of a page is cut and classified
 :func:`vision.predictors.recognition.script.flag_scripts` is applied: counts of flagged pages and of words whose
 confidence would be lowered. Crop sets: the share of crops read as another script. ``--ocr SET...`` reads
 page sets end to end with ``ocr_predictor`` (the pipeline's own rule, readings and lexicon) and counts the pages
-that get a warning; ``--render`` adds pages drawn with DejaVu in Cyrillic, Greek and Latin (the test's pages).
+that get a warning; ``--render`` adds pages drawn with DejaVu in Cyrillic, Greek and Latin, as written and in
+capitals (the test's pages).
 """
 
 from __future__ import annotations
@@ -85,12 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         from tests.pipelines.test_script_flag import TEXTS, page
 
         ocr = vision.ocr_predictor(device="cpu")
-        for script, lines in TEXTS.items():
-            (pg,) = ocr([page(lines)]).pages
+        for (script, lines), capitals in ((item, caps) for item in TEXTS.items() for caps in (False, True)):
+            (pg,) = ocr([page([t.upper() for t in lines] if capitals else lines)]).pages
             conf = [w.confidence for w in pg.words if len(w.value) >= 3]
-            report[f"rendered_{script}"] = {"warnings": pg.warnings, "median_confidence": float(np.median(conf)),
-                                            "text": " | ".join(w.value for w in pg.words)}
-            print(script, json.dumps(report[f"rendered_{script}"], ensure_ascii=False), flush=True)
+            name = f"rendered_{script}" + ("_capitals" if capitals else "")
+            report[name] = {"warnings": pg.warnings, "median_confidence": float(np.median(conf)),
+                            "text": " | ".join(w.value for w in pg.words)}
+            print(name, json.dumps(report[name], ensure_ascii=False), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1, ensure_ascii=False))
     return 0

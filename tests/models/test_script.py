@@ -53,6 +53,21 @@ def test_flag_scripts_rule() -> None:
     assert script is None and out[0][1] < 0.1  # 2 of 7: the words are flagged, the page is not
 
 
+def test_codes_and_acronyms_are_never_flagged() -> None:
+    """Capitals of the basic Latin alphabet in runs of at most 4 letters (part numbers, acronyms) look like
+    Cyrillic or Greek capitals to the classifier; longer capitals, accents and lower case are still judged."""
+    texts = [("RRXF-0", 0.9), ("WCC", 0.9), ("CPCL", 0.9), ("AB-12-XYZ", 0.9), ("RPCBS", 0.9),
+             ("MOCKBA", 0.9), ("OTWËT", 0.9), ("Tlerep", 0.9)]
+    crops = [np.zeros((20, 60, 3), np.uint8)] * len(texts)
+    cyr = np.zeros((len(texts), len(SCRIPTS)), np.float32)
+    cyr[:, SCRIPTS.index("Cyrillic")], cyr[:, 0] = 0.9, 0.1
+    out, script = flag_scripts(crops, texts, _Fixed(cyr))
+    assert out[:4] == texts[:4] and all(conf < 0.1 for _, conf in out[4:])
+    assert script == "Cyrillic"  # 4 of 8 words: the page is still named
+    codes, script = flag_scripts(crops[:4], texts[:4], _Fixed(cyr[:4]))
+    assert (codes, script) == (texts[:4], None)
+
+
 def test_classifier_batches() -> None:
     torch.manual_seed(0)
     clf = ScriptClassifier(ScriptCNN(), batch_size=3)

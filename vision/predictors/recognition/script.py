@@ -26,6 +26,7 @@ __all__ = ["ScriptClassifier", "flag_scripts", "load_script_classifier", "prepar
 WORD_P = 0.5
 FLAG_SHARE = 0.3
 MIN_WORDS = 3
+CODE_LETTERS = 4  # longest run of capitals read as a code; chosen on the rendered test pages (recognition.md)
 
 
 def prepare(crop: np.ndarray) -> np.ndarray:
@@ -113,6 +114,12 @@ def _onnx_runner(model: ScriptCNN, *, required: bool) -> Callable | None:
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
 
 
+def _code(runs: list[str]) -> bool:
+    """Whether a reading's letter runs are those of a code or an acronym (``RPCBS-0``, ``WCC``): capitals of
+    the basic Latin alphabet only, at most :data:`CODE_LETTERS` a run."""
+    return all(r.isascii() and r.isupper() and len(r) <= CODE_LETTERS for r in runs)
+
+
 def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
                  classifier: ScriptClassifier | None = None,
                  lexicon: Container[str] | None = None) -> tuple[list[tuple[str, float]], str | None]:
@@ -120,18 +127,18 @@ def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
     page's probable script when enough of its words are: returns ``(texts, script or None)``.
 
     A word is flagged when a non-Latin script gets ``>= WORD_P`` and its reading has a run of 3+ letters of
-    which none is a ``lexicon`` word (lower case; ``None``: no lexicon check): Latin text the classifier
-    misjudges is mostly read as dictionary words, a foreign script as strings like "MocKBa". Its
-    confidence becomes ``confidence x P(Latin)``. The page is named after the script with the most
+    which none is a ``lexicon`` word (lower case; ``None``: no lexicon check), and it is no code (:func:`_code`:
+    ``RRXF-0``, ``WCC``): Latin text the classifier misjudges is mostly read as dictionary words or codes, a
+    foreign script as strings like "MocKBa". Its confidence becomes ``confidence x P(Latin)``. The page is named after the script with the most
     probability over its flagged words when they are at least ``FLAG_SHARE`` of its words with 3+ letters."""
     classifier = classifier or load_script_classifier()
     if classifier is None or not crops:
         return texts, None
     runs = [_LETTERS.findall(text) for text, _ in texts]
     counted = sum(1 for r in runs if r)
-    # only readings with letters and no dictionary word can be flagged: the classifier reads just those
+    # only readings with letters, no dictionary word and no code can be flagged: the classifier reads those
     todo = [i for i, r in enumerate(runs)
-            if r and not (lexicon is not None and any(w.lower() in lexicon for w in r))]
+            if r and not (lexicon is not None and any(w.lower() in lexicon for w in r)) and not _code(r)]
     probs = classifier([crops[i] for i in todo]) if todo else np.zeros((0, len(SCRIPTS)))
     out, mass = list(texts), np.zeros(len(SCRIPTS))
     flagged = 0
