@@ -129,9 +129,9 @@ def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
     A word is flagged when a non-Latin script gets ``>= WORD_P`` and its reading has a run of 3+ letters of
     which none is a ``lexicon`` word (lower case; ``None``: no lexicon check), and it is no code
     (:func:`_code`: ``RRXF-0``, ``WCC``): Latin text the classifier misjudges is mostly read as dictionary
-    words or codes, a foreign script as strings like "MocKBa". Its confidence becomes ``confidence x P(Latin)``. The page is
-    named after the script with the most probability over its flagged words when they are at least
-    ``FLAG_SHARE`` of its words with 3+ letters."""
+    words or codes, a foreign script as strings like "MocKBa". Its confidence becomes
+    ``confidence x P(Latin)``. The page is named after the script with the most probability over its
+    flagged words when they are at least ``FLAG_SHARE`` of its words with 3+ letters."""
     classifier = classifier or load_script_classifier()
     if classifier is None or not crops:
         return texts, None
