@@ -90,3 +90,22 @@ def test_onnx_classifier_matches_eager_pytorch() -> None:
 
     again = pickle.loads(pickle.dumps(fast))  # worker processes get the classifier pickled
     assert again.runner is not None and np.abs(again(crops) - eager(crops)).max() < 1e-4
+
+
+def test_a_page_is_named_only_on_consistent_evidence() -> None:
+    """Two flagged words at least, and one script holding 60% of their foreign probability: junk read off a
+    photo's texture is judged a different script word by word."""
+    texts = [("Xqzv", 0.9), ("Wvkj", 0.9), ("Plmr", 0.9)]
+    crops = [np.zeros((20, 60, 3), np.uint8)] * len(texts)
+    one = np.zeros((3, len(SCRIPTS)), np.float32)
+    one[:, 0] = 1.0
+    one[0, 0], one[0, SCRIPTS.index("Arabic")] = 0.2, 0.8
+    out, script = flag_scripts(crops, texts, _Fixed(one))
+    assert script is None and out[0][1] < 0.2 and out[1:] == texts[1:]  # one word of three: not the page
+    scattered = np.zeros_like(one)
+    for row, name in enumerate(("Arabic", "Thai", "Hebrew")):
+        scattered[row, 0], scattered[row, SCRIPTS.index(name)] = 0.2, 0.8
+    out, script = flag_scripts(crops, texts, _Fixed(scattered))
+    assert script is None and all(conf < 0.2 for _, conf in out)  # every word flagged, no script named
+    scattered[2, SCRIPTS.index("Hebrew")], scattered[2, SCRIPTS.index("Arabic")] = 0.0, 0.8
+    assert flag_scripts(crops, texts, _Fixed(scattered))[1] == "Arabic"  # 1.6 of 2.4: two thirds

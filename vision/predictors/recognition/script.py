@@ -22,10 +22,13 @@ from vision.models.recognition.script import SCRIPTS, WEIGHTS, WIDTH, ScriptCNN
 __all__ = ["ScriptClassifier", "flag_scripts", "load_script_classifier", "prepare", "script_warning"]
 
 # Page rule (measured in docs/models/recognition.md; see flag_scripts): a page is flagged when at least
-# FLAG_SHARE of its words with 3+ letters (MIN_WORDS at least) are flagged.
+# FLAG_SHARE of its words with 3+ letters (MIN_WORDS at least) are flagged, FLAG_WORDS of them at least, and
+# one script holds SCRIPT_SHARE of their foreign probability.
 WORD_P = 0.5
 FLAG_SHARE = 0.3
 MIN_WORDS = 3
+FLAG_WORDS = 2
+SCRIPT_SHARE = 0.6
 CODE_LETTERS = 4  # longest run of capitals read as a code; chosen on the rendered test pages (recognition.md)
 
 
@@ -131,7 +134,8 @@ def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
     (:func:`_code`: ``RRXF-0``, ``WCC``): Latin text the classifier misjudges is mostly read as dictionary
     words or codes, a foreign script as strings like "MocKBa". Its confidence becomes
     ``confidence x P(Latin)``. The page is named after the script with the most probability over its
-    flagged words when they are at least ``FLAG_SHARE`` of its words with 3+ letters."""
+    flagged words when they are at least ``FLAG_SHARE`` of its words with 3+ letters and ``FLAG_WORDS`` or
+    more, and that script holds ``SCRIPT_SHARE`` of their probability of scripts other than Latin."""
     classifier = classifier or load_script_classifier()
     if classifier is None or not crops:
         return texts, None
@@ -148,8 +152,10 @@ def flag_scripts(crops: Sequence[np.ndarray], texts: list[tuple[str, float]],
             out[i] = (texts[i][0], float(texts[i][1]) * float(p[0]))
             flagged += 1
             mass[1:] += p[1:]
-    if counted >= MIN_WORDS and flagged >= FLAG_SHARE * counted:
-        return out, SCRIPTS[int(np.argmax(mass))]
+    if counted >= MIN_WORDS and flagged >= max(FLAG_WORDS, FLAG_SHARE * counted):
+        top = int(np.argmax(mass))
+        if mass[top] >= SCRIPT_SHARE * mass.sum():  # junk read off a photo's texture scatters over scripts
+            return out, SCRIPTS[top]
     return out, None
 
 
