@@ -35,6 +35,15 @@ def test_a_folder_lists_its_documents_by_name_as_a_local_folder_does(tree: Path)
     assert [read_uri(uri, 10) for uri, _ in deep] == [b"A", b"BB", b"CCC"]
 
 
+def test_names_that_uris_escape_are_listed_escaped_and_read(tmp_path: Path) -> None:
+    folder = tmp_path / "in dir"
+    folder.mkdir()
+    (folder / "a b%.png").write_bytes(b"data")
+    found, problems = list_uri(folder.as_uri(), SUFFIXES, recursive=False)
+    assert problems == [] and found == [(f"{folder.as_uri()}/a%20b%25.png", Path("a b%.png"))]
+    assert read_uri(found[0][0], 10) == b"data"
+
+
 def test_a_named_file_is_taken_whatever_its_suffix(tree: Path) -> None:
     uri = (tree / "notes.txt").as_uri()
     assert list_uri(uri, SUFFIXES, recursive=False) == ([(uri, Path("notes.txt"))], [])

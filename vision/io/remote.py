@@ -13,6 +13,7 @@ a URI naming an object contributes that object whatever its suffix. Reads stop a
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -67,7 +68,8 @@ def list_uri(
     for item in sorted((i for i in infos if i.type == fs.FileType.File), key=lambda i: i.path):
         rel = PurePosixPath(item.path).relative_to(root)
         if rel.suffix.lower() in suffixes:
-            found.append((f"{base.rstrip('/')}/{rel.as_posix()}{tail}", Path(rel)))
+            # a URI escapes what it cannot hold (" ", "%", ...); the filesystem unescapes it again
+            found.append((f"{base.rstrip('/')}/{quote(rel.as_posix())}{tail}", Path(rel)))
     return found, []
 
 
