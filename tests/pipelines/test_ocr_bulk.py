@@ -12,6 +12,7 @@ from _ocr_stages import InkDetector, render_page
 from PIL import Image
 
 import vision
+from vision.errors import UnreadableFile
 from vision.io.page import PageImage
 from vision.structures import Document
 
@@ -63,3 +64,15 @@ def test_map_over_files_in_worker_processes(predictor, pages, tmp_path) -> None:
         assert Path(str(path) + ".txt").read_text() == expected
     with pytest.raises(Exception):
         list(predictor.map([bad]))
+
+
+def test_map_reads_uris(predictor, pages, tmp_path) -> None:
+    """A URI input (here ``file://``; object stores go through the same pyarrow filesystems) reads as its
+    path."""
+    path = tmp_path / "in dir" / "page 0.png"
+    path.parent.mkdir()
+    Image.fromarray(pages[0]).save(path)
+    missing = f"{tmp_path.as_uri()}/gone.png"
+    by_uri, by_path, gone = predictor.map([path.as_uri(), str(path), missing], errors="return")
+    assert _text(by_uri) == _text(by_path) and by_uri.source == path.as_uri()
+    assert isinstance(gone, UnreadableFile) and "gone.png" in str(gone)

@@ -21,6 +21,7 @@ and the run goes on with the next one.
 
 from __future__ import annotations
 
+import io
 import multiprocessing as mp
 import os
 import pickle
@@ -42,10 +43,18 @@ _WORKER: dict[str, Any] = {}
 
 
 def read_path(item: Any) -> list[PageImage]:
-    """The default reader: a file path (``str``/``Path``; image or PDF at 150 dpi, default limits) -> pages."""
+    """The default reader: a file path (``str``/``Path``) or a URI (``s3://...``, :mod:`vision.io.remote`) of
+    an image or a PDF (150 dpi, default limits) -> pages."""
     from vision.io import DocumentFile
+    from vision.io.remote import is_uri, read_uri
 
-    with DocumentFile.from_path(str(item)) as doc:
+    source: Any = str(item)
+    if is_uri(item):
+        from vision.settings import Limits
+
+        source = io.BytesIO(read_uri(item, Limits().max_bytes))
+        source.name = item  # messages name the URI
+    with DocumentFile.from_path(source) as doc:
         return list(doc)
 
 
@@ -167,7 +176,8 @@ def bulk_map(
 
     Args:
         predictor: an :class:`~vision.pipelines.ocr.predictor.OCRPredictor`.
-        inputs: file paths, ``DocumentFile`` objects, ``PageImage`` lists, numpy pages or lists of them.
+        inputs: file paths or URIs, ``DocumentFile`` objects, ``PageImage`` lists, numpy pages or lists of
+            them.
         workers: host processes (0: everything in this process, reading in a thread).
         read: ``item -> pages``, run in the workers (a picklable callable) for every input; default
             :func:`read_path` for path inputs (other inputs are read here).

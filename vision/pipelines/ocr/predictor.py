@@ -106,7 +106,8 @@ class OCRPredictor:
         input order, streaming (:func:`vision.pipelines.ocr.bulk.bulk_map`: reading and post-processing in
         ``workers`` processes, the models here on batches of pages taken across documents).
 
-        ``inputs``: file paths, ``DocumentFile`` objects, lists of ``PageImage`` objects or numpy pages.
+        ``inputs``: file paths or URIs (``s3://bucket/a.pdf``), ``DocumentFile`` objects, lists of
+        ``PageImage`` objects or numpy pages.
         ``errors="return"`` yields a failed document's exception in its place instead of raising it.
         """
         from vision.pipelines.ocr.bulk import bulk_map
