@@ -8,7 +8,11 @@ from pathlib import Path
 
 from vision.io.remote import is_uri
 
-__all__ = ["input_name", "listed_inputs"]
+__all__ = ["LIST_BYTES", "input_name", "listed_inputs"]
+
+LIST_BYTES = 64 * 1024**2
+"""Longest ``--files-from`` list read (about half a million long paths): a binary file named by mistake fails
+with a message instead of filling memory."""
 
 
 def input_name(text: str) -> Path | str:
@@ -27,9 +31,15 @@ def listed_inputs(args: argparse.Namespace) -> list[Path | str]:
     listing = getattr(args, "files_from", None)
     if listing is not None:
         try:
-            with (sys.stdin if listing == "-" else open(listing, encoding="utf-8")) as fh:
-                lines = [line.strip() for line in fh]
-        except (OSError, UnicodeDecodeError) as exc:
+            if listing == "-":
+                data = sys.stdin.buffer.read(LIST_BYTES + 1)
+            else:
+                with open(listing, "rb") as fh:
+                    data = fh.read(LIST_BYTES + 1)
+            if len(data) > LIST_BYTES:
+                raise ValueError(f"longer than {LIST_BYTES} bytes")
+            lines = [line.strip() for line in data.decode("utf-8").splitlines()]
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
             raise ValueError(f"--files-from {listing}: {exc}") from None
         inputs += [input_name(line) for line in lines if line and not line.startswith("#")]
     if not inputs:
