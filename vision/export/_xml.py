@@ -26,15 +26,16 @@ def unit_confidence(confidence: float) -> float:
     return 0.0 if math.isnan(confidence) else min(max(float(confidence), 0.0), 1.0)
 
 
-def word_shape(word: Word, dimensions: tuple[int, int]) -> list[tuple[int, int]] | None:
-    """The word's shape in whole pixels, when it has one beyond its box: its outline (``OCROptions.outlines``:
-    text on a curved baseline) or else its rotated quad (``assume_straight_pages=False``); ``None`` for
-    straight words, whose box says it all."""
+def word_points(word: Word, dimensions: tuple[int, int]) -> str | None:
+    """The word's shape as whole-pixel pairs ``"x0 y0 x1 y1 ..."`` (hOCR's ``poly``, ALTO's ``POINTS``),
+    when it has one beyond its box: its outline (``OCROptions.outlines``: text on a curved baseline) or else
+    its rotated quad (``assume_straight_pages=False``); ``None`` for straight words, whose box says it all."""
     points = word.outline if word.outline is not None else word.polygon
     if points is None:
         return None
     height, width = dimensions
-    return [(round(min(max(x, 0.0), 1.0) * width), round(min(max(y, 0.0), 1.0) * height)) for x, y in points]
+    return " ".join(f"{round(min(max(x, 0.0), 1.0) * width)} {round(min(max(y, 0.0), 1.0) * height)}"
+                    for x, y in points)
 
 
 def serialize(root: ET.Element, prolog: str = "") -> str:

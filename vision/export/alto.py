@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_shape, xml_text
+from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_points, xml_text
 from vision.structures.document import Document, Line, Page
 from vision.structures.geometry import BBox, box_to_pixels
 
@@ -104,9 +104,8 @@ def _line(line: Line, page: Page, ident: str) -> ET.Element:
         attrs["WC"] = f"{unit_confidence(word.confidence):.4f}"
         attrs["CONTENT"] = xml_text(word.value)
         string = ET.SubElement(node, "String", attrs)
-        shape = word_shape(word, page.dimensions)
-        if shape is not None:
-            points = " ".join(f"{x} {y}" for x, y in shape)
+        points = word_points(word, page.dimensions)
+        if points is not None:
             ET.SubElement(ET.SubElement(string, "Shape"), "Polygon", {"POINTS": points})
         previous_right = int(pos["HPOS"]) + int(pos["WIDTH"])
     return node

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_shape, xml_text
+from vision.export._xml import SOFTWARE, VERSION, serialize, unit_confidence, word_points, xml_text
 from vision.structures.document import Block, Document, Line, Page
 from vision.structures.geometry import BBox, box_to_pixels
 
@@ -89,9 +89,9 @@ def _line(line: Line, page: Page, ident: str) -> ET.Element:
     for n, word in enumerate(line.words, start=1):
         wconf = round(100 * unit_confidence(word.confidence))
         title = f"{_bbox(word.geometry, page)}; x_wconf {wconf}"
-        shape = word_shape(word, page.dimensions)
-        if shape is not None:
-            title += "; poly " + " ".join(f"{x} {y}" for x, y in shape)
+        points = word_points(word, page.dimensions)
+        if points is not None:
+            title += f"; poly {points}"
         ET.SubElement(
             span, "span", {"class": "ocrx_word", "id": f"word_{ident}_{n}", "title": title}
         ).text = xml_text(word.value)

@@ -142,6 +142,15 @@ def _line_ops(words: Sequence[Word], width: float, height: float, font: str) -> 
     return "".join(ops)
 
 
+def _layer_ops(
+    lines: Iterable[Sequence[Word]], matrix: Matrix, width: float, height: float, font: str
+) -> str:
+    """The display frame's ``cm``, then the lines' words drawn invisibly (render mode 3); the caller wraps it
+    in its own graphics state."""
+    body = "".join(_line_ops(line, width, height, font) for line in lines)
+    return _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "")
+
+
 def graft_words(
     pdf: pikepdf.Pdf,
     page: pikepdf.Page,
@@ -168,9 +177,8 @@ def graft_words(
         )
     name = str(page.add_resource(font, pikepdf.Name.Font, prefix="VisionOCR"))[1:]
     matrix, width, height = display_frame(page, rotation)
-    body = "".join(_line_ops(line, width, height, name) for line in lines)
     before = "q\n" + (_cm(content_matrix) if content_matrix else "") + "q\n"
-    after = "Q\n" + _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "") + "Q\n"
+    after = "Q\n" + _layer_ops(lines, matrix, width, height, name) + "Q\n"
     page.contents_add(pdf.make_stream(before.encode("ascii")), prepend=True)
     page.contents_add(pdf.make_stream(after.encode("ascii")), prepend=False)
 
@@ -186,8 +194,7 @@ def text_only_pdf(page: Page, dpi: float) -> bytes:
     target.obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary({"/f-0-0": add_glyphless_font(pdf)}))
     matrix, frame_w, frame_h = display_frame(target, 0)
     lines = [line.words for block in page.blocks for line in block.lines if line.words]
-    body = "".join(_line_ops(line, frame_w, frame_h, "f-0-0") for line in lines)
-    ops = "q\n" + _cm(matrix) + ("BT\n3 Tr\n" + body + "ET\n" if body else "") + "Q\n"
+    ops = "q\n" + _layer_ops(lines, matrix, frame_w, frame_h, "f-0-0") + "Q\n"
     target.obj.Contents = pdf.make_stream(ops.encode("ascii"))
     out = io.BytesIO()
     pdf.save(out)

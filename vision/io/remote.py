@@ -13,10 +13,10 @@ a URI naming an object contributes that object whatever its suffix. Reads stop a
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from vision.errors import LimitExceeded, UnreadableFile, VisionError
 
