@@ -13,7 +13,7 @@ from vision.ops.boxes import (
     order_quad,
     polygons_to_boxes,
 )
-from vision.ops.db_postprocess import DBOptions, binarize, db_postprocess, region_score, unclip
+from vision.ops.db_postprocess import DBOptions, binarize, db_postprocess, kernel_angle, region_score, unclip
 from vision.training.losses.db import db_targets
 
 
@@ -101,6 +101,28 @@ def test_rotated_polygons_follow_the_text_angle():
 def test_empty_map_gives_empty_arrays():
     out = db_postprocess(np.zeros((32, 32), np.float32))
     assert out.boxes.shape == (0, 4) and out.scores.shape == (0,) and out.polygons.shape == (0, 4, 2)
+    assert out.angles.shape == (0,)
+
+
+@pytest.mark.parametrize("angle", [-12.0, -3.0, 0.0, 4.0, 30.0])
+def test_straight_boxes_keep_their_words_direction(angle):
+    # cv2's rectangle angle turns clockwise on screen (y down): positive runs down to the right
+    prob = np.zeros((240, 240), np.float32)
+    cv2.fillPoly(prob, [cv2.boxPoints(((120, 70), (150, 18), angle)).astype(np.int32)], 1.0)
+    cv2.fillPoly(prob, [cv2.boxPoints(((120, 180), (20, 18), angle)).astype(np.int32)], 1.0)  # a glyph
+    out = db_postprocess(prob)
+    assert len(out.boxes) == 2 and out.angles.shape == (2,)
+    word, glyph = (0, 1) if out.boxes[0, 1] < out.boxes[1, 1] else (1, 0)
+    assert out.angles[word] == pytest.approx(angle, abs=1.5)
+    assert np.isnan(out.angles[glyph])  # a square region has no direction
+
+
+def test_kernel_angle_folds_directions_and_drops_steep_ones():
+    assert kernel_angle(((0, 0), (100, 20), 5.0)) == pytest.approx(5.0, abs=1e-3)
+    assert kernel_angle(((0, 0), (20, 100), 95.0)) == pytest.approx(5.0, abs=1e-3)  # the same rectangle
+    assert kernel_angle(((0, 0), (100, 20), -8.0)) == pytest.approx(-8.0, abs=1e-3)
+    assert np.isnan(kernel_angle(((0, 0), (100, 20), 60.0)))  # steeper than 45 degrees: vertical text
+    assert np.isnan(kernel_angle(((0, 0), (30, 20), 10.0)))  # less than twice as long as high
 
 
 def test_straight_boxes_match_the_polygon_offset_they_stand_for():

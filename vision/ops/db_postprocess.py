@@ -27,7 +27,7 @@ import numpy as np
 from vision.ops.boxes import order_quad
 
 __all__ = ["DBOptions", "DBBoxes", "MAX_OUTLINE_POINTS", "band_thickness", "binarize", "unclip", "outline",
-           "region_score", "db_postprocess"]
+           "region_score", "kernel_angle", "db_postprocess"]
 
 _CLIPPER_SCALE = 8.0  # pyclipper works on integers: offset at 1/8 px precision
 MAX_OUTLINE_POINTS = 32
@@ -60,12 +60,31 @@ class DBOptions:
 class DBBoxes:
     """Words found on one map: ``boxes float32[N, 4]`` relative xyxy, ``scores float32[N]``,
     ``polygons float32[N, 4, 2]`` relative, clockwise from top-left; ``outlines`` (when asked) one
-    ``float32[K, 2]`` relative polygon per word, clockwise, 4 <= K <= :data:`MAX_OUTLINE_POINTS`."""
+    ``float32[K, 2]`` relative polygon per word, clockwise, 4 <= K <= :data:`MAX_OUTLINE_POINTS`;
+    ``angles float32[N]`` each region's direction in degrees (:func:`kernel_angle`, NaN where it has none),
+    measured on the map, whose axes are the page's scaled alike."""
 
     boxes: np.ndarray
     scores: np.ndarray
     polygons: np.ndarray
     outlines: list[np.ndarray] | None = None
+    angles: np.ndarray | None = None
+
+
+def kernel_angle(rect: tuple) -> float:
+    """Direction in degrees of a region's minimum-area rectangle (``cv2.minAreaRect``): the angle of its long
+    side in ``[-45, 45]`` (positive: running down to the right), or NaN when the rectangle is less than twice
+    as long as high (a glyph or a mark, whose rectangle says nothing of the line) or runs steeper than 45
+    degrees."""
+    (_, _), (rw, rh), _ = rect
+    if max(rw, rh) < 2 * min(rw, rh):
+        return float("nan")
+    p = cv2.boxPoints(rect)
+    edges = [p[1] - p[0], p[2] - p[1]]
+    dx, dy = max(edges, key=lambda e: float(e[0] ** 2 + e[1] ** 2))
+    angle = float(np.degrees(np.arctan2(dy, dx)))
+    angle = (angle + 90.0) % 180.0 - 90.0  # a line has no direction: fold into [-90, 90)
+    return angle if abs(angle) <= 45.0 else float("nan")
 
 
 def binarize(prob: np.ndarray, threshold: float) -> np.ndarray:
@@ -158,13 +177,14 @@ def db_postprocess(
     )
     if len(contours) > params.max_candidates:
         contours = sorted(contours, key=cv2.contourArea, reverse=True)[: params.max_candidates]
-    quads, scores, shapes = [], [], []
+    quads, scores, shapes, angles = [], [], [], []
     for contour in contours:
-        short = min(cv2.minAreaRect(contour)[1]) + 1.0  # contour points are pixel centres: one pixel wider
+        rect = cv2.minAreaRect(contour)
+        short = min(rect[1]) + 1.0  # contour points are pixel centres: one pixel wider
         if short < params.min_size:
             continue
-        x, y, bw, bh = rect = cv2.boundingRect(contour)
-        score = region_score(prob, contour, rect)
+        x, y, bw, bh = bounds = cv2.boundingRect(contour)
+        score = region_score(prob, contour, bounds)
         if score < params.box_thresh:
             continue
         distance = params.unclip_ratio * short + params.pad
@@ -182,6 +202,7 @@ def db_postprocess(
             quads.append(((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
             scores.append(score)
             shapes.append(shape)
+            angles.append(kernel_angle(rect))
             continue
         grown = unclip(contour.reshape(-1, 2) + 0.5, distance)
         if len(grown) < 3:
@@ -195,10 +216,11 @@ def db_postprocess(
         quads.append(quad)
         scores.append(score)
         shapes.append(shape)
+        angles.append(kernel_angle(rect))
     if not quads:
         empty = np.zeros((0,), dtype=np.float32)
         return DBBoxes(np.zeros((0, 4), np.float32), empty, np.zeros((0, 4, 2), np.float32),
-                       [] if outlines else None)
+                       [] if outlines else None, empty)
     polys = np.asarray(quads, dtype=np.float64) / np.array([w, h])
     polys = np.clip(polys, 0.0, 1.0).astype(np.float32)
     boxes = np.concatenate([polys.min(axis=1), polys.max(axis=1)], axis=1)
@@ -206,4 +228,5 @@ def db_postprocess(
     shaped = None
     if outlines:
         shaped = [np.clip(shapes[i] / [w, h], 0.0, 1.0).astype(np.float32) for i in order]
-    return DBBoxes(boxes[order], np.asarray(scores, dtype=np.float32)[order], polys[order], shaped)
+    return DBBoxes(boxes[order], np.asarray(scores, dtype=np.float32)[order], polys[order], shaped,
+                   np.asarray(angles, dtype=np.float32)[order])

@@ -60,6 +60,8 @@ class LayoutOptions:
         region_min_area: smallest such area, as a fraction of the page.
         gutter_width: least width, in heights, of a column gutter that no line crosses
             (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
+        level_lines: group the straight boxes of a tilted page turned level by its skew
+            (:mod:`vision.pipelines.ocr.skew`), so that rows stay rows.
     """
 
     line_overlap: float = 0.5
@@ -70,6 +72,7 @@ class LayoutOptions:
     regions: bool = True
     region_min_area: float = 0.01
     gutter_width: float = 1.0
+    level_lines: bool = True
 
 
 CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)

@@ -20,6 +20,7 @@ from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
 from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
+from vision.pipelines.ocr.skew import page_skew
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -67,6 +68,7 @@ class DetectStage:
             state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
             state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)
             state.outlines = getattr(res, "outlines", None)
+            state.skew = page_skew(getattr(res, "angles", None), state.boxes)
 
 
 class CropStage:
@@ -172,8 +174,12 @@ class LayoutStage:
             whole = outlines is not None and len(split) == 1  # an outline is one region's: not a split word's
             shapes += [self._outline(s, outlines[i]) if whole else None] * len(split)  # type: ignore[index]
         quads = np.array([q for _, _, q in parts]).reshape(-1, 4, 2)
-        if self.straight:
+        if self.straight and not self.options.level_lines:
+            s.skew = 0.0
+        if self.straight and not s.skew:
             s.layout_boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
+        elif self.straight:  # a tilted page (its words' directions): the layout reads its boxes level
+            s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
         else:
             s.skew = dominant_angle(s.polygons.astype(np.float64) * [w, h])
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
@@ -200,8 +206,11 @@ class LayoutStage:
         obstacles = None
         if self.options.regions:  # found first: figures hold a column's place beside its gutter
             h, w = s.image.shape[:2]
-            s.regions = find_regions(s.image, boxes / [w, h, w, h], self.options)
-            obstacles = np.array([r.geometry for r in s.regions], dtype=np.float64).reshape(-1, 4) * [w, h, w, h]
+            levelled = bool(s.skew) and s.polygons is not None  # level layout boxes: regions need the image's
+            frame = _hull_boxes(s.polygons) if levelled else boxes / [w, h, w, h]
+            s.regions = find_regions(s.image, frame, self.options)
+            found = np.array([r.geometry for r in s.regions], dtype=np.float64).reshape(-1, 4)
+            obstacles = deskew_boxes(_box_quads(found), s.skew, (h, w)) if levelled else found * [w, h, w, h]
         blocks = build_blocks(s.words, boxes, self.options, obstacles)
         if self.options.regions:
             for r in s.regions:
@@ -220,3 +229,15 @@ class LayoutStage:
             image=image,
             warnings=list(s.warnings),
         )
+
+
+def _box_quads(boxes: np.ndarray) -> np.ndarray:
+    """``[N, 4, 2]`` corners, clockwise from top-left, of ``[N, 4]`` boxes."""
+    x0, y0, x1, y1 = np.asarray(boxes, dtype=np.float64).reshape(-1, 4).T
+    return np.stack([x0, y0, x1, y0, x1, y1, x0, y1], axis=1).reshape(-1, 4, 2)
+
+
+def _hull_boxes(polygons: np.ndarray) -> np.ndarray:
+    """``[N, 4]`` axis-aligned hulls of ``[N, 4, 2]`` quads."""
+    p = np.asarray(polygons, dtype=np.float64).reshape(-1, 4, 2)
+    return np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)

@@ -59,12 +59,15 @@ class DetectionResult:
         polygons: ``float32[N, 4, 2]`` relative, clockwise from top-left (the box corners on straight pages).
         outlines: with ``outlines=True``, one ``float32[K, 2]`` relative polygon per word (4 to 32 points,
             clockwise): the word's region, which follows a curved baseline; else ``None``.
+        angles: ``float32[N]`` the direction of each word's region in degrees, NaN for glyphs and marks
+            (:func:`vision.ops.db_postprocess.kernel_angle`): a straight box keeps the tilt of its word here.
     """
 
     boxes: np.ndarray
     scores: np.ndarray
     polygons: np.ndarray
     outlines: list[np.ndarray] | None = None
+    angles: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.boxes)
@@ -230,7 +233,8 @@ class DetectionPredictor:
                 probs = self.probabilities(canvases)
                 for i, prob, (h, w) in zip(chunk, probs, sizes):
                     out = db_postprocess(prob[:h, :w], self.params, straight=self.straight, outlines=self.outlines)
-                    results[i] = DetectionResult(out.boxes, out.scores, out.polygons, out.outlines)
+                    results[i] = DetectionResult(out.boxes, out.scores, out.polygons, out.outlines,
+                                                 out.angles)
         return results  # type: ignore[return-value]
 
     def _fit(
