@@ -160,3 +160,17 @@ def test_scene_calibration_scores_held_out_photos(tmp_path: Path) -> None:
     assert report["pages"] == 2 and len(report["sweep"]) == 3
     assert report["best"] in report["sweep"]
     assert report["best"]["f1"] == max(r["f1"] for r in report["sweep"])
+
+
+def test_large_words_share_draws_near_signs(scenes: SceneRenderer, photos: PhotoBank) -> None:
+    from vision.training.synth.scene_pages import _word_height
+
+    heights = [_word_height(np.random.default_rng(i), large=1.0) for i in range(50)]
+    assert all(90 <= h <= 240 for h in heights)
+    usual = [_word_height(np.random.default_rng(i)) for i in range(200)]
+    assert all(7 <= h <= 90 for h in usual)
+    assert usual == [_word_height(np.random.default_rng(i), large=0.0) for i in range(200)]  # seeds keep pages
+    large = SceneRenderer(scenes.renderer, photos, long_side=1024, large_words=1.0)
+    page = large(np.random.default_rng(5), "scene")
+    sides = np.linalg.norm(page.quads[:, 3] - page.quads[:, 0], axis=1)
+    assert len(sides) and np.median(sides) > 60  # near signs: tall words (perspective and cuts aside)

@@ -54,6 +54,8 @@ class DataConfig:
         scene_share: fraction of pages that are scene pages (:mod:`vision.training.synth.scene_pages`:
             photos with signs and labels, photographed documents, video frames and screens).
         scene_gray_share: fraction of scene pages turned grey.
+        scene_large_words: fraction of scene words drawn 90-240 px high (signs read from near: shop fronts,
+            exit signs) instead of the usual 7-90 px.
         lone_quantities: share of synthetic receipt item lines led by a quantity standing alone
             (:class:`~vision.training.synth.pages.PageRenderer`); 0 by default, 0.3 in the stage-3 recipe.
         dash_prices: share of synthetic receipt prices written "500. —" (the dash a word of its own); 0 by
@@ -76,6 +78,7 @@ class DataConfig:
     photos_dir: str = ""
     scene_share: float = 0.0
     scene_gray_share: float = 0.15
+    scene_large_words: float = 0.0
     lone_quantities: float = 0.0
     dash_prices: float = 0.0
     separator_rows: float = 0.0
@@ -126,7 +129,8 @@ class PageSources:
             from vision.training.synth.scene_pages import SceneRenderer
 
             self.scene = SceneRenderer(self.renderer, PhotoBank(cfg.photos_dir or None), pages=self._pdf_page,
-                                       long_side=cfg.long_side, shrink=cfg.shrink)
+                                       long_side=cfg.long_side, shrink=cfg.shrink,
+                                       large_words=cfg.scene_large_words)
 
     def _pdf_page(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         if self.pdf is None or not len(self.pdf):

@@ -61,8 +61,11 @@ def _angle(rng: np.random.Generator) -> float:
     return float(rng.choice([-90.0, 90.0]) + rng.normal(0, 5))  # vertical
 
 
-def _word_height(rng: np.random.Generator) -> float:
-    """Placed word height in px: log-uniform 7-90, two thirds of the words under 24 px."""
+def _word_height(rng: np.random.Generator, large: float = 0.0) -> float:
+    """Placed word height in px: log-uniform 7-90, two thirds of the words under 24 px; with probability
+    ``large`` log-uniform 90-240 instead (drawn first, so ``large=0`` keeps the seeds' pages)."""
+    if large > 0 and rng.random() < large:
+        return float(np.exp(rng.uniform(np.log(90), np.log(240))))
     return float(np.exp(rng.uniform(np.log(7), np.log(24)))) if rng.random() < 0.67 else float(
         np.exp(rng.uniform(np.log(24), np.log(90))))
 
@@ -75,13 +78,14 @@ class SceneRenderer:
         photos: the photo bank (held-out photos never in it).
         pages: optional ``rng -> (image, boxes)`` document source (PDF pages); the renderer's pages otherwise.
         long_side: the predictor's input long side.
+        large_words: share of scene words drawn 90-240 px high (:func:`_word_height`).
     """
 
     def __init__(self, renderer: PageRenderer, photos: PhotoBank,
                  pages: Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]] | None = None,
-                 long_side: int = 1024, shrink: float = 0.25) -> None:
+                 long_side: int = 1024, shrink: float = 0.25, large_words: float = 0.0) -> None:
         self.renderer, self.photos, self.pages = renderer, photos, pages
-        self.long_side, self.shrink = long_side, shrink
+        self.long_side, self.shrink, self.large_words = long_side, shrink, large_words
         self.kinds = list(SCENE_KINDS)
         self.kind_p = np.array([SCENE_KINDS[k] for k in self.kinds])
 
@@ -116,7 +120,9 @@ class SceneRenderer:
                 at: tuple[float, float] | None = None, height: float | None = None) -> bool:
         H, W = canvas.maps["gt"].shape
         size = int(rng.choice([20, 24, 28, 34, 42, 52]))
-        target = height if height is not None else _word_height(rng)
+        target = height if height is not None else _word_height(rng, self.large_words)
+        if target > 90:  # a large sign: rendered at the largest size, so the warp enlarges it at most 5x
+            size = 52
         scale = target / (size * 0.91)
         cx, cy = at if at is not None else (float(rng.uniform(0, W)), float(rng.uniform(0, H)))
         r0, r1 = int(np.clip(cy, 0, H - 1)), int(np.clip(cx, 0, W - 1))
