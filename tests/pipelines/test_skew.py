@@ -75,3 +75,19 @@ def test_a_tilted_receipt_reads_row_by_row(predictor):
 def test_a_level_receipt_is_unchanged(predictor):
     doc = predictor([_receipt(0.0)])
     assert _rows(doc) == [f"{item} {price}" for item, price in ROWS]
+
+
+def test_figures_are_looked_for_on_the_words_as_they_lie(predictor, monkeypatch):
+    # the layout groups levelled boxes, but figure regions are found on the image: the words' own hulls
+    from vision.pipelines.ocr import stages
+
+    seen = []
+    real = stages.find_regions
+    monkeypatch.setattr(stages, "find_regions", lambda image, boxes, options: seen.append(boxes) or real(
+        image, boxes, options))
+    doc = predictor([_receipt(8.0)])
+    words = np.array([w.geometry for w in doc.pages[0].words])
+    assert len(seen) == 1 and len(words) >= 2 * len(ROWS) - 1
+    hull = np.r_[seen[0][:, :2].min(axis=0), seen[0][:, 2:].max(axis=0)]
+    np.testing.assert_allclose(hull, np.r_[words[:, :2].min(axis=0), words[:, 2:].max(axis=0)], atol=0.01)
+    assert doc.pages[0].regions == []
