@@ -8,35 +8,65 @@ from PIL import Image, ImageDraw, ImageFont
 
 import vision
 from vision.pipelines.ocr.reading_order import LayoutOptions
-from vision.pipelines.ocr.skew import SkewOptions, page_skew
+from vision.pipelines.ocr.skew import SkewOptions, level_boxes, level_map
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+SIZE = (480, 640)
 ROWS = [("COFFEE", "12.50"), ("BREAD", "3.25"), ("CHEESE", "8.90"), ("APPLES", "4.10"), ("BUTTER", "2.75"),
         ("HONEY", "6.40"), ("SUGAR", "1.95"), ("TOTAL", "39.85")]
 
 
 def _boxes(n: int, width: float = 60.0) -> np.ndarray:
-    x = np.arange(n, dtype=np.float64) * 10
-    return np.stack([x, x, x + width, x + 10], axis=1)
+    x = 20 + (np.arange(n, dtype=np.float64) % 4) * 100
+    y = 20 + (np.arange(n, dtype=np.float64) // 4) * 30
+    return np.stack([x, y, x + width, y + 12], axis=1)
 
 
-def test_agreeing_words_give_their_median_direction():
+def _turn(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    p = np.c_[points, np.ones(len(points))] @ matrix.T
+    return p[:, :2] / p[:, 2:]
+
+
+def test_agreeing_words_give_a_rotation():
     angles = np.r_[np.full(9, 5.0), 5.5, np.nan, np.nan]  # glyphs (NaN) carry no direction
-    assert page_skew(angles, _boxes(12)) == pytest.approx(5.0)
-    assert page_skew(-angles, _boxes(12)) == pytest.approx(-5.0)
+    m = level_map(angles, _boxes(12), SIZE)
+    assert m is not None
+    np.testing.assert_allclose(m[2], [0, 0, 1], atol=1e-12)  # affine: a rotation
+    assert np.degrees(np.arctan2(m[1, 0], m[0, 0])) == pytest.approx(-5.0)
+    run = _turn(m, np.array([[0.0, 0.0], [np.cos(np.radians(5)), np.sin(np.radians(5))]]))
+    assert run[1, 1] - run[0, 1] == pytest.approx(0.0, abs=1e-9)  # a line at 5 degrees runs level
+    m = level_map(-angles, _boxes(12), SIZE)
+    assert np.degrees(np.arctan2(m[1, 0], m[0, 0])) == pytest.approx(5.0)
 
 
-def test_level_few_or_disagreeing_pages_are_level():
-    assert page_skew(np.full(12, 0.6), _boxes(12)) == 0.0  # under min_angle: the line linking follows it
-    assert page_skew(np.full(5, 6.0), _boxes(5)) == 0.0  # too few words to tell
-    scattered = np.linspace(-30, 30, 20)  # a scene: text at many angles
-    assert page_skew(scattered, _boxes(20)) == 0.0
-    assert page_skew(None, _boxes(3)) == 0.0
-    assert page_skew(np.full(4, 6.0), _boxes(12)) == 0.0  # directions that do not match the boxes
-    strict = SkewOptions(min_agreement=0.95)
+def test_level_few_or_disagreeing_pages_get_no_map():
+    assert level_map(np.full(12, 0.6), _boxes(12), SIZE) is None  # under min_angle: the line linking follows
+    assert level_map(np.full(5, 6.0), _boxes(5), SIZE) is None  # too few words to tell
+    rng = np.random.default_rng(0)
+    assert level_map(rng.uniform(-30, 30, 20), _boxes(20), SIZE) is None  # a scene: text at many angles
+    assert level_map(None, _boxes(3), SIZE) is None
+    assert level_map(np.full(4, 6.0), _boxes(12), SIZE) is None  # directions that do not match the boxes
     mostly = np.r_[np.full(9, 4.0), np.full(3, -10.0)]
-    assert page_skew(mostly, _boxes(12)) == pytest.approx(4.0)
-    assert page_skew(mostly, _boxes(12), strict) == 0.0
+    assert level_map(mostly, _boxes(12), SIZE) is not None
+    assert level_map(mostly, _boxes(12), SIZE, SkewOptions(min_agreement=0.95)) is None
+
+
+def test_converging_lines_get_a_perspective_map():
+    # rows of a page photographed from below its right edge: every line runs towards (1400, 240)
+    point = np.array([1400.0, 240.0])
+    boxes = _boxes(24)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    angles = np.degrees(np.arctan2(point[1] - centres[:, 1], point[0] - centres[:, 0]))
+    assert np.ptp(angles) > 6  # no single direction fits them (within 2 degrees)
+    m = level_map(angles, boxes, SIZE)
+    assert m is not None and abs(m[2, 0]) + abs(m[2, 1]) > 0  # projective
+    for c, a in zip(centres, angles):  # each word's line, mapped, runs level
+        t = np.radians(a)
+        ends = _turn(m, np.array([c - 40 * np.r_[np.cos(t), np.sin(t)], c + 40 * np.r_[np.cos(t), np.sin(t)]]))
+        assert abs(np.degrees(np.arctan2(*(ends[1] - ends[0])[::-1]))) < 0.01
+    # boxes keep their order along a line and their rows apart
+    levelled = level_boxes(np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], 1), m)
+    assert np.all(np.diff(levelled[:4, 0]) > 0)
 
 
 def _receipt(angle: float) -> np.ndarray:
@@ -51,6 +81,15 @@ def _receipt(angle: float) -> np.ndarray:
     h, w = page.height, page.width
     m = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)  # clockwise: rows run down to the right
     return cv2.warpAffine(np.asarray(page), m, (w, h), borderValue=(255, 255, 255))
+
+
+def _photographed_receipt() -> np.ndarray:
+    """The level receipt seen at an angle: its right edge further away (shorter), its rows converging."""
+    page = _receipt(0.0)
+    h, w = page.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[30, 10], [w - 40, 90], [w - 50, h - 60], [20, h - 5]])
+    return cv2.warpPerspective(page, cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=(255, 255, 255))
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +109,13 @@ def test_a_tilted_receipt_reads_row_by_row(predictor):
     level = vision.ocr_predictor(device="cpu", layout=LayoutOptions(level_lines=False))([image])
     assert sorted(w.geometry for w in level.pages[0].words) == sorted(w.geometry for w in doc.pages[0].words)
     assert _rows(level) != _rows(doc)
+
+
+def test_a_receipt_photographed_at_an_angle_reads_row_by_row(predictor):
+    image = _photographed_receipt()
+    assert _rows(predictor([image])) == [f"{item} {price}" for item, price in ROWS]
+    level = vision.ocr_predictor(device="cpu", layout=LayoutOptions(level_lines=False))([image])
+    assert _rows(level) != [f"{item} {price}" for item, price in ROWS]
 
 
 def test_a_level_receipt_is_unchanged(predictor):

@@ -80,6 +80,9 @@ class PageState:
         image: the working-frame RGB ``(H, W, 3)`` uint8 image the models read.
         orientation: clockwise degrees applied to ``page.image`` to get ``image`` (0, 90, 180, 270).
         skew: measured text angle in degrees on ``image`` (rotated pages only; used by the layout).
+        layout_map: ``float[3, 3]`` map of ``image`` pixels under which the text lines of a straight-box page
+            run level (:func:`vision.pipelines.ocr.skew.level_map`, from the detector's word directions), or
+            ``None``; the layout groups the boxes mapped so.
         deskew: ``2 x 3`` affine map from ``image`` pixels back to the turned page's pixels when
             :class:`~vision.pipelines.ocr.orientation.DeskewStage` levelled the page, else ``None``.
         boxes: ``[N, 4]`` float32 relative word boxes from detection (``None`` until detected).
@@ -107,6 +110,7 @@ class PageState:
     orientation: int = 0
     skew: float = 0.0
     deskew: np.ndarray | None = None
+    layout_map: np.ndarray | None = None
     boxes: np.ndarray | None = None
     polygons: np.ndarray | None = None
     scores: np.ndarray | None = None

@@ -219,14 +219,14 @@ class OrientationStage:
         self.detect(turned)
         for s, t in zip(unsure, turned):
             if text_evidence(_page_boxes(t), t.scores) > text_evidence(_page_boxes(s), s.scores):
-                s.image, s.orientation, s.boxes, s.polygons, s.scores, s.outlines, s.skew = (
+                s.image, s.orientation, s.boxes, s.polygons, s.scores, s.outlines, s.layout_map = (
                     t.image,
                     90,
                     t.boxes,
                     t.polygons,
                     t.scores,
                     t.outlines,
-                    t.skew,
+                    t.layout_map,
                 )
         probes = [box_crops(s.image, s.boxes[pick_probe_words(_page_boxes(s), self.probes)]) for s in todo]
         flat = [c for crops in probes for c in crops]

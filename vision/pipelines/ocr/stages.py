@@ -20,7 +20,7 @@ from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
 from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
-from vision.pipelines.ocr.skew import page_skew
+from vision.pipelines.ocr.skew import level_boxes, level_map
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -68,7 +68,8 @@ class DetectStage:
             state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
             state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)
             state.outlines = getattr(res, "outlines", None)
-            state.skew = page_skew(getattr(res, "angles", None), state.boxes)
+            h, w = state.image.shape[:2]
+            state.layout_map = level_map(getattr(res, "angles", None), state.boxes * [w, h, w, h], (h, w))
 
 
 class CropStage:
@@ -175,11 +176,11 @@ class LayoutStage:
             shapes += [self._outline(s, outlines[i]) if whole else None] * len(split)  # type: ignore[index]
         quads = np.array([q for _, _, q in parts]).reshape(-1, 4, 2)
         if self.straight and not self.options.level_lines:
-            s.skew = 0.0
-        if self.straight and not s.skew:
+            s.layout_map = None
+        if self.straight and s.layout_map is None:
             s.layout_boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
-        elif self.straight:  # a tilted page (its words' directions): the layout reads its boxes level
-            s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
+        elif self.straight:  # tilted or photographed at an angle (its words' directions): lines read level
+            s.layout_boxes = level_boxes(quads * [w, h], s.layout_map)
         else:
             s.skew = dominant_angle(s.polygons.astype(np.float64) * [w, h])
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
@@ -206,11 +207,17 @@ class LayoutStage:
         obstacles = None
         if self.options.regions:  # found first: figures hold a column's place beside its gutter
             h, w = s.image.shape[:2]
-            levelled = bool(s.skew) and s.polygons is not None  # level layout boxes: regions need the image's
+            mapped = self.straight and s.layout_map is not None
+            levelled = (mapped or bool(s.skew)) and s.polygons is not None  # regions need the image's boxes
             frame = _hull_boxes(s.polygons) if levelled else boxes / [w, h, w, h]
             s.regions = find_regions(s.image, frame, self.options)
             found = np.array([r.geometry for r in s.regions], dtype=np.float64).reshape(-1, 4)
-            obstacles = deskew_boxes(_box_quads(found), s.skew, (h, w)) if levelled else found * [w, h, w, h]
+            if not levelled:
+                obstacles = found * [w, h, w, h]
+            elif mapped:
+                obstacles = level_boxes(_box_quads(found) * [w, h], s.layout_map)
+            else:
+                obstacles = deskew_boxes(_box_quads(found), s.skew, (h, w))
         blocks = build_blocks(s.words, boxes, self.options, obstacles)
         if self.options.regions:
             for r in s.regions:
