@@ -62,10 +62,12 @@ def test_converging_lines_get_a_perspective_map():
     assert m is not None and abs(m[2, 0]) + abs(m[2, 1]) > 0  # projective
     for c, a in zip(centres, angles):  # each word's line, mapped, runs level
         t = np.radians(a)
-        ends = _turn(m, np.array([c - 40 * np.r_[np.cos(t), np.sin(t)], c + 40 * np.r_[np.cos(t), np.sin(t)]]))
+        step = 40 * np.r_[np.cos(t), np.sin(t)]
+        ends = _turn(m, np.array([c - step, c + step]))
         assert abs(np.degrees(np.arctan2(*(ends[1] - ends[0])[::-1]))) < 0.01
     # boxes keep their order along a line and their rows apart
-    levelled = level_boxes(np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], 1), m)
+    quads = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], axis=1)
+    levelled = level_boxes(quads, m)
     assert np.all(np.diff(levelled[:4, 0]) > 0)
 
 
@@ -89,7 +91,8 @@ def _photographed_receipt() -> np.ndarray:
     h, w = page.shape[:2]
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     dst = np.float32([[30, 10], [w - 40, 90], [w - 50, h - 60], [20, h - 5]])
-    return cv2.warpPerspective(page, cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=(255, 255, 255))
+    matrix = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(page, matrix, (w, h), borderValue=(255, 255, 255))
 
 
 @pytest.fixture(scope="module")
