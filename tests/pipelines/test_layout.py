@@ -171,3 +171,29 @@ def test_an_equation_number_joins_its_formula_line_and_text_keeps_its_block():
     blocks = build_blocks(words, np.array(boxes, dtype=np.float64))
     lines = [ln.render() for b in blocks for ln in b.lines]
     assert "y = x (1)" in lines
+
+
+def _rows(blocks) -> list[str]:
+    return [" ".join(w.value for w in ln.words) for b in blocks for ln in b.lines]
+
+
+def test_amounts_far_right_of_their_items_read_row_by_row():
+    # a receipt: "2 Kadhai Paneer ... 34.00", prices 25 heights right of their items, rows 1.5 heights apart
+    items = [["2", "VS", "Kebab"], ["2", "Kadhai", "Paneer"], ["4", "R", "Roti"], ["1", "LP", "Plain"]]
+    prices = ["30.00", "34.00", "24.00", "6.00"]
+    boxes, texts = [], []
+    for r, (item, price) in enumerate(zip(items, prices)):
+        for k, word in enumerate(item):
+            boxes.append((40 + 80 * k, 100 + 30 * r, 40 + 80 * k + 60, 120 + 30 * r))
+            texts.append(word)
+        boxes.append((800, 100 + 30 * r, 870, 120 + 30 * r))
+        texts.append(price)
+    words = [Word(t, 0.9, tuple(v / 1000 for v in box)) for t, box in zip(texts, boxes)]
+    rows = _rows(build_blocks(words, np.array(boxes)))
+    assert rows == [" ".join(item + [price]) for item, price in zip(items, prices)]
+    # without the amounts' reach (amount_gap 0, or words instead of amounts): two columns, as before
+    off = build_blocks(words, np.array(boxes), LayoutOptions(amount_gap=0))
+    assert _rows(off)[: len(items)] == [" ".join(item) for item in items]
+    words = [Word("x" if t in prices else t, 0.9, w.geometry) for t, w in zip(texts, words)]
+    flat = _rows(build_blocks(words, np.array(boxes)))
+    assert flat[: len(items)] == [" ".join(item) for item in items]

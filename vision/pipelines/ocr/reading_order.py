@@ -13,8 +13,9 @@ Rules (thresholds in units of text height, so they hold at any resolution):
 * **Blocks**: a line continues the nearest line above it when the vertical gap is at most ``block_gap``
   heights, their horizontal extents overlap and their heights differ by at most ``height_ratio`` (titles
   stay apart); again mutual nearest neighbours, so a block is a simple top-to-bottom chain.
-* **Cells**: short lines (under three words) with another line close beside them on the same row are
-  table or form cells; cells and the lines beside them are never chained into blocks.
+* **Cells** (:mod:`vision.pipelines.ocr.cells`): short lines (under three words) with another line close
+  beside them on the same row are table or form cells, and so are short lines ending in a money amount with
+  a line anywhere on their row (a receipt's prices); cells and the lines beside them are never chained.
 * **Reading order**: recursive XY-cut over the blocks: horizontal bands top to bottom, then columns left to
   right. Bands that are running-text columns with the same gutter are merged first, so columns are read
   whole; rows of single-line blocks (tables, forms) stay rows and are joined into one line each.
@@ -29,6 +30,7 @@ import numpy as np
 
 from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
 from vision.pipelines.ocr.equation_numbers import attach_numbers
+from vision.pipelines.ocr.cells import CELL_WORDS, is_amount, tabular_lines
 from vision.pipelines.ocr.gutters import barrier_right, gutter_barrier, gutter_lines
 from vision.pipelines.ocr.regions import REGION_MAX_WORDS, find_regions
 from vision.structures import Block, Line, Word
@@ -60,6 +62,8 @@ class LayoutOptions:
         region_min_area: smallest such area, as a fraction of the page.
         gutter_width: least width, in heights, of a column gutter that no line crosses
             (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
+        amount_gap: largest gap, in heights, between a short line ending in a money amount (a receipt's
+            price) and the line it shares a row with (:func:`~vision.pipelines.ocr.cells.tabular_lines`).
         level_lines: group the straight boxes of a tilted page turned level by its skew
             (:mod:`vision.pipelines.ocr.skew`), so that rows stay rows.
     """
@@ -72,10 +76,10 @@ class LayoutOptions:
     regions: bool = True
     region_min_area: float = 0.01
     gutter_width: float = 1.0
+    amount_gap: float = 40.0
     level_lines: bool = True
 
 
-CELL_WORDS = 3  # lines of fewer words beside another line are table/form cells (codes, amounts, labels)
 _CHUNK = 1024  # rows of a pairwise cost matrix computed at once: bounds memory on pages with many words
 
 
@@ -168,41 +172,6 @@ def group_lines(
 
     lines = _chains(_mutual_best(cost_rows, len(b)))
     return sorted(lines, key=lambda ln: (b[ln, 1].min(), b[ln, 0].min()))
-
-
-def tabular_lines(
-    line_boxes: np.ndarray,
-    line_words: np.ndarray,
-    options: LayoutOptions = LayoutOptions(),
-    barrier: tuple[np.ndarray, float] | None = None,
-) -> np.ndarray:
-    """``bool[L]``: lines that belong to table or form rows, which are never chained into blocks.
-
-    A *cell* is a short line (fewer than :data:`CELL_WORDS` words) with another line beside it on the same
-    row (vertical overlap of at least ``line_overlap`` of the smaller height) at most ``cell_gap`` heights
-    away. Cells, and lines with a cell beside them, are tabular: tables and forms then read row by row,
-    while column text (long lines beside long lines) still forms paragraphs. Across a column gutter
-    (``barrier``), two lines of running text are never neighbours: a long line, or a short one with a
-    long line just above or below it, left-aligned with it (a paragraph's last line, a short heading).
-    """
-    b = np.asarray(line_boxes, dtype=np.float64).reshape(-1, 4)
-    h = np.maximum(b[:, 3] - b[:, 1], 1e-6)
-    hmin = np.minimum(h[:, None], h[None, :])
-    overlap = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
-    gap = np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2])  # > 0 when apart
-    near = (overlap >= options.line_overlap * hmin) & (gap >= 0) & (gap <= options.cell_gap * hmin)
-    short = np.asarray(line_words).reshape(-1) < CELL_WORDS
-    if barrier is not None:
-        stop = barrier_right(b, *barrier)
-        across = b[None, :, 0] >= stop[:, None]  # j starts past the gutter right of i
-        across |= across.T
-        text = ~short
-        dy = np.maximum(b[None, :, 1] - b[:, None, 3], b[:, None, 1] - b[None, :, 3])  # vertical gap
-        aligned = np.abs(b[:, None, 0] - b[None, :, 0]) <= 0.5 * hmin
-        text |= short & ((dy >= 0) & (dy <= 2 * options.block_gap * hmin) & aligned & ~short[None, :]).any(1)
-        near &= ~across | ~(text[:, None] & text[None, :])
-    cells = short & near.any(axis=1)
-    return cells | (near & cells[None, :]).any(axis=1)
 
 
 def group_blocks(
@@ -391,7 +360,8 @@ def build_blocks(
     lines = group_lines(boxes, options, barrier)
     lines = attach_numbers(lines, [w.value for w in words], boxes, barrier_right(boxes, *barrier))
     line_boxes = group_boxes(boxes, lines)
-    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier)
+    amounts = np.array([is_amount([words[i].value for i in ln]) for ln in lines], dtype=bool)
+    cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier, amounts)
     blocks = group_blocks(line_boxes, options, cells)
     columns = gutter_lines(*barrier, min_height=4 * float(np.median(boxes[:, 3] - boxes[:, 1])))
     order = order_blocks(group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
