@@ -98,6 +98,27 @@ def test_typeset_boxes_on_a_photo_make_a_document() -> None:
             PhotoOptions(**bad)
 
 
+def test_a_tilted_receipt_is_typeset_once_its_lines_are_levelled() -> None:
+    """The typeset check reads the boxes under the page's level map: a receipt photographed turned by 12
+    degrees has axis-aligned boxes as tall as their words are long, its levelled boxes share one height."""
+    from vision.pipelines.ocr.skew import level_map
+
+    image = _photo()
+    h, w = image.shape[:2]
+    rows = [[[0.1, 0.1 + 0.035 * i, 0.15 + 0.1 * (i % 4), 0.12 + 0.035 * i],
+             [0.62, 0.1 + 0.035 * i, 0.68, 0.12 + 0.035 * i]] for i in range(20)]  # items of 1-4 words
+    flat = np.array(rows, np.float64).reshape(-1, 4) * [w, h, w, h]
+    quads = flat[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), -12.0, 1.0)  # clockwise: lines run down to the right
+    turned = quads @ turn[:, :2].T + turn[:, 2]
+    receipt = _state(image)
+    receipt.boxes = (np.concatenate([turned.min(1), turned.max(1)], axis=1) / [w, h, w, h]).astype(np.float32)
+    assert is_photo(receipt, PhotoOptions())  # as the boxes lie: no shared edges, no common height
+    receipt.layout_map = level_map(np.full(len(flat), 12.0), receipt.boxes * [w, h, w, h], (h, w))
+    assert receipt.layout_map is not None
+    assert not is_photo(receipt, PhotoOptions())
+
+
 def test_photos_are_detected_again_by_the_photo_detector() -> None:
     pages, photos = InkDetector(), InkDetector()
     detect = DetectStage(pages, photo_predictor=photos)

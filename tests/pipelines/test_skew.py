@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 import vision
 from vision.pipelines.ocr.reading_order import LayoutOptions
-from vision.pipelines.ocr.skew import SkewOptions, level_boxes, level_map
+from vision.pipelines.ocr.skew import SkewOptions, level_boxes, level_map, word_quads
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 SIZE = (480, 640)
@@ -140,3 +140,25 @@ def test_figures_are_looked_for_on_the_words_as_they_lie(predictor, monkeypatch)
     hull = np.r_[seen[0][:, :2].min(axis=0), seen[0][:, 2:].max(axis=0)]
     np.testing.assert_allclose(hull, np.r_[words[:, :2].min(axis=0), words[:, 2:].max(axis=0)], atol=0.01)
     assert doc.pages[0].regions == []
+
+
+@pytest.mark.parametrize("angle", [-14.0, -4.0, 6.0, 20.0])
+def test_straight_boxes_of_tilted_words_give_back_the_words(angle):
+    # words 40-300 px long and 24 px high, turned by `angle` about the page centre: their axis-aligned boxes
+    # are as tall as they are long; under the page's rotation map they give back 24-px-high rectangles
+    h, w = SIZE
+    lengths = np.array([40.0, 90.0, 150.0, 300.0])
+    flat = np.stack([np.full(4, 100.0), 100 + 60 * np.arange(4.0), 100 + lengths, 124 + 60 * np.arange(4.0)], 1)
+    corners = flat[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), -angle, 1.0)
+    turned = corners @ turn[:, :2].T + turn[:, 2]
+    hulls = np.concatenate([turned.min(1), turned.max(1)], axis=1)
+    m = level_map(np.full(12, angle), np.tile(hulls, (3, 1)), SIZE)
+    quads = word_quads(hulls, m)
+    np.testing.assert_allclose(quads, turned, atol=1e-6)
+    level = level_boxes(quads, m)
+    np.testing.assert_allclose(level[:, 3] - level[:, 1], 24.0, atol=1e-6)
+    np.testing.assert_allclose(level[:, 2] - level[:, 0], lengths, atol=1e-6)
+    # a mark whose box does not solve at that angle keeps its corners
+    square = np.array([[300.0, 300.0, 302.0, 360.0]])  # a thin vertical bar: no word at that angle
+    np.testing.assert_allclose(word_quads(square, m)[0], square[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(4, 2))

@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from vision.pipelines.base import PageState
+from vision.pipelines.ocr.skew import level_boxes, word_quads
 
 __all__ = [
     "PHOTO_DETECTOR", "LazyDetector", "PhotoMode", "PhotoOptions", "PhotoStage", "is_photo", "page_stats",
@@ -139,7 +140,10 @@ def is_photo(state: PageState, options: PhotoOptions) -> bool:
         return False
     if options.typeset_words and n >= options.typeset_words:
         h, w = state.image.shape[:2]
-        aligned, uniform = typeset_shares(np.asarray(state.boxes, np.float64) * [w, h, w, h])
+        boxes = np.asarray(state.boxes, np.float64) * [w, h, w, h]
+        if state.layout_map is not None:  # a tilted or photographed page: its words levelled first
+            boxes = level_boxes(word_quads(boxes, state.layout_map), state.layout_map)
+        aligned, uniform = typeset_shares(boxes)
         if aligned >= options.typeset_aligned and uniform >= options.typeset_uniform:
             return False
     paper, colour = page_stats(state.image)

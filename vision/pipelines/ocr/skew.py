@@ -12,7 +12,8 @@ a map of the page under which its lines run level:
   a vanishing point, which is found as the point closest to every word's line (weighted least squares over
   the lines' homogeneous coordinates) and sent to infinity, then the lines are turned level.
 
-The layout groups the boxes mapped so (:func:`level_boxes`); the words keep their measured boxes.
+The layout groups the boxes mapped so (:func:`level_boxes` of :func:`word_quads`: each straight box turned
+back into the rotated rectangle of its word first); the words keep their measured boxes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SkewOptions", "level_map", "level_boxes"]
+__all__ = ["SkewOptions", "level_map", "level_boxes", "word_quads"]
 
 
 @dataclass(frozen=True)
@@ -138,9 +139,38 @@ def level_map(
     return None
 
 
+def _apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    q = np.concatenate([points, np.ones(points.shape[:-1] + (1,))], axis=-1) @ matrix.T
+    return q[..., :2] / q[..., 2:]
+
+
 def level_boxes(quads: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``float[N, 4]`` axis-aligned boxes of pixel ``quads (float[N, 4, 2])`` mapped by ``matrix``."""
-    p = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    q = np.concatenate([p, np.ones(p.shape[:2] + (1,))], axis=2) @ np.asarray(matrix, dtype=np.float64).T
-    q = q[..., :2] / q[..., 2:]
+    q = _apply(np.asarray(matrix, dtype=np.float64), np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2))
     return np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1)
+
+
+def word_quads(boxes: np.ndarray, matrix: np.ndarray, max_angle: float = 30.0) -> np.ndarray:
+    """``float[N, 4, 2]`` the rotated rectangles whose hulls are the axis-aligned pixel ``boxes`` of words
+    that run as ``matrix`` levels them: a tilted word's box is as tall as the word is long (``H = w sin a + h
+    cos a``), so each is solved for the word's own size along its line's direction at its centre. Boxes whose
+    line runs steeper than ``max_angle``, or whose size does not solve (a mark), keep their corners."""
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    m = np.asarray(matrix, dtype=np.float64)
+    centres = (b[:, :2] + b[:, 2:]) / 2
+    ahead = _apply(np.linalg.inv(m), _apply(m, centres) + [1.0, 0.0])  # one level step along the line
+    phi = np.arctan2(ahead[:, 1] - centres[:, 1], ahead[:, 0] - centres[:, 0])
+    phi = (phi + np.pi / 2) % np.pi - np.pi / 2
+    c, s = np.cos(phi), np.abs(np.sin(phi))
+    big_w, big_h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    det = c * c - s * s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = (big_w * c - big_h * s) / det
+        h = (big_h * c - big_w * s) / det
+    solved = (np.abs(phi) <= np.radians(max_angle)) & (w >= 1.0) & (h >= 1.0)
+    along = np.stack([np.cos(phi), np.sin(phi)], axis=1) * np.where(solved, w, big_w)[:, None] / 2
+    across = np.stack([-np.sin(phi), np.cos(phi)], axis=1) * np.where(solved, h, big_h)[:, None] / 2
+    turned = np.stack([centres - along - across, centres + along - across,
+                       centres + along + across, centres - along + across], axis=1)
+    corners = b[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+    return np.where(solved[:, None, None], turned, corners)

@@ -20,7 +20,7 @@ from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
 from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
-from vision.pipelines.ocr.skew import level_boxes, level_map
+from vision.pipelines.ocr.skew import level_boxes, level_map, word_quads
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -180,7 +180,8 @@ class LayoutStage:
         if self.straight and s.layout_map is None:
             s.layout_boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
         elif self.straight:  # tilted or photographed at an angle (its words' directions): lines read level
-            s.layout_boxes = level_boxes(quads * [w, h], s.layout_map)
+            hulls = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1) * [w, h, w, h]
+            s.layout_boxes = level_boxes(word_quads(hulls, s.layout_map), s.layout_map)
         else:
             s.skew = dominant_angle(s.polygons.astype(np.float64) * [w, h])
             s.layout_boxes = deskew_boxes(quads, s.skew, (h, w))
