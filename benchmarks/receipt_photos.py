@@ -31,6 +31,7 @@ sys.path.append(str(REPO / "benchmarks"))
 VARIANTS = {
     "default": {},
     "level_layout": {"layout": "level"},  # the layout groups the boxes as found, never turned level
+    "no_amounts": {"layout": "no_amounts"},  # prices are cells only within cell_gap of their item
     "rotated": {"assume_straight_pages": False},
     "rectify": {"rectify": True},
     "rectify_rotated": {"rectify": True, "assume_straight_pages": False},
@@ -44,6 +45,8 @@ def options(name: str) -> dict:
     kwargs = dict(VARIANTS[name])
     if kwargs.get("layout") == "level":
         kwargs["layout"] = LayoutOptions(level_lines=False)
+    elif kwargs.get("layout") == "no_amounts":
+        kwargs["layout"] = LayoutOptions(amount_gap=0.0)
     return kwargs
 
 
