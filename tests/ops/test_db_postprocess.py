@@ -212,3 +212,18 @@ def test_outlines_only_when_asked_and_empty_maps():
     (rect,) = out.outlines
     assert 4 <= len(rect) <= 8  # a straight word: its box, corners rounded by the growth at most
     assert np.allclose(np.r_[rect.min(0), rect.max(0)], out.boxes[0], atol=1 / 60)
+
+
+def test_kernel_angle_is_the_long_side_of_the_drawn_rectangle():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        rect = ((50.0, 50.0), tuple(rng.uniform(2, 80, 2)), float(rng.uniform(-90, 180)))
+        got = kernel_angle(rect)
+        p = cv2.boxPoints(rect)
+        dx, dy = max([p[1] - p[0], p[2] - p[1]], key=lambda e: float(e @ e))
+        want = (np.degrees(np.arctan2(dy, dx)) + 90.0) % 180.0 - 90.0
+        short, long = sorted(rect[1])
+        if long < 2 * short or abs(want) > 45.0:
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(want, abs=1e-3)

@@ -76,13 +76,10 @@ def kernel_angle(rect: tuple) -> float:
     side in ``[-45, 45]`` (positive: running down to the right), or NaN when the rectangle is less than twice
     as long as high (a glyph or a mark, whose rectangle says nothing of the line) or runs steeper than 45
     degrees."""
-    (_, _), (rw, rh), _ = rect
+    (_, _), (rw, rh), turn = rect
     if max(rw, rh) < 2 * min(rw, rh):
         return float("nan")
-    p = cv2.boxPoints(rect)
-    edges = [p[1] - p[0], p[2] - p[1]]
-    dx, dy = max(edges, key=lambda e: float(e[0] ** 2 + e[1] ** 2))
-    angle = float(np.degrees(np.arctan2(dy, dx)))
+    angle = turn if rw >= rh else turn + 90.0  # the rectangle's width runs at `turn` (cv2.boxPoints)
     angle = (angle + 90.0) % 180.0 - 90.0  # a line has no direction: fold into [-90, 90)
     return angle if abs(angle) <= 45.0 else float("nan")
 
