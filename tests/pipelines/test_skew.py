@@ -162,24 +162,3 @@ def test_straight_boxes_of_tilted_words_give_back_the_words(angle):
     # a mark whose box does not solve at that angle keeps its corners
     square = np.array([[300.0, 300.0, 302.0, 360.0]])  # a thin vertical bar: no word at that angle
     np.testing.assert_allclose(word_quads(square, m)[0], square[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(4, 2))
-
-
-def test_tilted_words_are_cut_along_their_rectangles_on_device_and_host(predictor):
-    # a tilted page's words are read from crops along their solved rectangles: on the host (CropStage) and
-    # with crops cut on the recognizer's device (DeviceRecognizeStage reads them from host crops), alike
-    from vision.pipelines.ocr.skew import tilted_words
-
-    image = _receipt(6.0)
-    host = vision.ocr_predictor(device="cpu", onnx=False)
-    device = vision.ocr_predictor(device="cpu", onnx=False, crops_on_device=True)
-    assert "crop" in host.pipeline.names and "crop" not in device.pipeline.names
-    a, b = host([image]), device([image])
-    assert [(w.value, w.geometry) for w in a.words()] == [(w.value, w.geometry) for w in b.words()]
-    np.testing.assert_allclose([w.confidence for w in b.words()], [w.confidence for w in a.words()], atol=0.05)
-    assert _rows(a) == [f"{item} {price}" for item, price in ROWS]
-    h, w = image.shape[:2]
-    found = vision.detection_predictor(device="cpu")([image])[0]
-    m = level_map(found.angles, found.boxes * [w, h, w, h], (h, w))
-    tilted, quads = tilted_words(found.boxes, m, (h, w))
-    assert len(tilted) >= len(ROWS)  # the words of the turned slip are cut along their rectangles
-    assert tilted_words(found.boxes, None, (h, w))[0].size == 0

@@ -29,7 +29,6 @@ from vision.ops.boxes import pixel_boxes
 from vision.ops.crops import box_crops, polygon_crops, polygon_sizes, roi_crops, warp_crops
 from vision.ops.transfer import to_device
 from vision.pipelines.base import PageState
-from vision.pipelines.ocr.skew import tilted_words
 from vision.predictors.recognition.preprocess import BUCKET, HEIGHT
 from vision.predictors.recognition.tilt import BELOW
 
@@ -198,10 +197,7 @@ class DeviceRecognizeStage:
             sizes = np.stack([px[:, 3] - px[:, 1], px[:, 2] - px[:, 0]], axis=1)
         else:
             sizes = polygon_sizes(s.polygons.astype(np.float64) * [w, h])
-        flags = self.predictor.is_split(sizes) | self.predictor.is_tall(sizes)
-        if self.straight:  # tilted words are cut along their rectangles on the host (skew.tilted_words)
-            flags[tilted_words(s.boxes, s.layout_map, (h, w))[0]] = True
-        return flags
+        return self.predictor.is_split(sizes) | self.predictor.is_tall(sizes)
 
     @torch.inference_mode()
     def __call__(self, states: list[PageState]) -> list[PageState]:
@@ -229,16 +225,9 @@ class DeviceRecognizeStage:
         crops, keys = [], []
         for si, words in picked.items():
             s = states[si]
-            if not len(words):
-                continue
-            if not self.straight:
-                crops += polygon_crops(s.image, s.polygons[words])
-            else:  # tilted words along their rectangles, as CropStage cuts them
-                tilted, quads = tilted_words(s.boxes, s.layout_map, s.image.shape[:2])
-                turned = dict(zip(tilted.tolist(), quads))
-                crops += [polygon_crops(s.image, turned[k][None])[0] if k in turned
-                          else box_crops(s.image, s.boxes[k:k + 1])[0] for k in words.tolist()]
-            keys += [(si, int(k)) for k in words]
+            if len(words):
+                crops += box_crops(s.image, s.boxes[words]) if self.straight else polygon_crops(s.image, s.polygons[words])
+                keys += [(si, int(k)) for k in words]
         return crops, keys
 
     def _reread_unsure(self, states: list[PageState], todo: dict[int, np.ndarray]) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SkewOptions", "TILTED", "level_map", "level_boxes", "tilted_words", "word_quads"]
+__all__ = ["SkewOptions", "level_map", "level_boxes", "word_quads"]
 
 
 @dataclass(frozen=True)
@@ -174,26 +174,3 @@ def word_quads(boxes: np.ndarray, matrix: np.ndarray, max_angle: float = 30.0) -
                        centres + along + across, centres - along + across], axis=1)
     corners = b[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
     return np.where(solved[:, None, None], turned, corners)
-
-
-TILTED = 1.5
-"""Degrees from level from which a straight box's word is cut along its rectangle (:func:`tilted_words`)."""
-
-
-def tilted_words(boxes: np.ndarray, matrix: np.ndarray | None, size: tuple[int, int],
-                 min_angle: float = TILTED) -> tuple[np.ndarray, np.ndarray]:
-    """The words of a straight-box page that run at least ``min_angle`` degrees from level under its level
-    map, and their rectangles (:func:`word_quads`) as relative ``float[K, 4, 2]`` quads, clockwise from the
-    text's top-left: cut along them, a tilted word's crop holds the word alone instead of slivers of the
-    lines above and below it. ``(int[K], quads)``; none without a map.
-
-    Args:
-        boxes: ``float[N, 4]`` relative word boxes; size: ``(height, width)`` of the page in pixels.
-    """
-    if matrix is None or not len(boxes):
-        return np.zeros(0, np.int64), np.zeros((0, 4, 2))
-    h, w = size
-    quads = word_quads(np.asarray(boxes, np.float64).reshape(-1, 4) * [w, h, w, h], matrix)
-    edge = quads[:, 1] - quads[:, 0]
-    tilted = np.nonzero(np.abs(np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))) >= min_angle)[0]
-    return tilted, quads[tilted] / [w, h]

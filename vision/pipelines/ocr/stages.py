@@ -20,7 +20,7 @@ from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
 from vision.pipelines.ocr.orientation import deskew_boxes, dominant_angle, unrotate_points
 from vision.pipelines.ocr.reading_order import LayoutOptions, build_blocks, find_regions
-from vision.pipelines.ocr.skew import level_boxes, level_map, tilted_words, word_quads
+from vision.pipelines.ocr.skew import level_boxes, level_map, word_quads
 from vision.structures import Page, Word
 from vision.structures.geometry import clip_box
 
@@ -73,8 +73,7 @@ class DetectStage:
 
 
 class CropStage:
-    """Cut word images: views of the page for straight boxes, perspective warps for rotated quads and for the
-    tilted words of a page with a level map (:func:`~vision.pipelines.ocr.skew.tilted_words`)."""
+    """Cut word images: views of the page for straight boxes, perspective warps for rotated quads."""
 
     def __init__(self, *, straight: bool = True) -> None:
         self.straight = straight
@@ -83,13 +82,7 @@ class CropStage:
         for s in states:
             if not s.needs_ocr:
                 continue
-            if not self.straight:
-                s.crops = polygon_crops(s.image, s.polygons)
-                continue
-            s.crops = box_crops(s.image, s.boxes)
-            tilted, quads = tilted_words(s.boxes, s.layout_map, s.image.shape[:2])
-            for k, crop in zip(tilted, polygon_crops(s.image, quads) if len(tilted) else []):
-                s.crops[k] = crop  # a tilted word cut along its rectangle (skew.tilted_words)
+            s.crops = box_crops(s.image, s.boxes) if self.straight else polygon_crops(s.image, s.polygons)
         return states
 
 
