@@ -48,9 +48,9 @@ def tabular_lines(
     away, or at most ``amount_gap`` heights away when the short line ends in a money amount (``amounts``,
     :func:`is_amount`): a receipt's price far right of its item. Cells, and lines with a cell beside them,
     are tabular: tables, forms and receipts then read row by row, while column text (long lines beside
-    long lines) still forms paragraphs. Across a column gutter
-    (``barrier``), two lines of running text are never neighbours: a long line, or a short one with a
-    long line just above or below it, left-aligned with it (a paragraph's last line, a short heading).
+    long lines) still forms paragraphs. Across a column gutter (``barrier``), two lines of running text are
+    never neighbours: a long line, or a short one with a long line just above or below it, left-aligned with
+    it (a paragraph's last line, a short heading).
     """
     if options is None:
         from vision.pipelines.ocr.reading_order import LayoutOptions

@@ -24,6 +24,7 @@ import numpy as np
 from vision.ops.boxes import scale_boxes
 from vision.ops.crops import box_crops
 from vision.pipelines.base import PageState
+from vision.pipelines.ocr.skew import weighted_median
 
 __all__ = [
     "OrientationStage",
@@ -97,10 +98,7 @@ def dominant_angle(polygons: np.ndarray) -> float:
     edges = np.concatenate([p[:, 1] - p[:, 0], p[:, 2] - p[:, 3]])
     angles = np.degrees(np.arctan2(edges[:, 1], edges[:, 0]))
     angles = (angles + 45.0) % 90.0 - 45.0
-    weights = np.hypot(edges[:, 0], edges[:, 1])
-    order = np.argsort(angles)
-    cum = np.cumsum(weights[order])
-    return float(angles[order][np.searchsorted(cum, cum[-1] / 2)])
+    return weighted_median(angles, np.hypot(edges[:, 0], edges[:, 1]))
 
 
 def rotate_image(image: np.ndarray, degrees: int) -> np.ndarray:

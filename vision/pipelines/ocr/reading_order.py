@@ -64,7 +64,7 @@ class LayoutOptions:
             (:mod:`vision.pipelines.ocr.gutters`); 0 turns gutter detection off.
         amount_gap: largest gap, in heights, between a short line ending in a money amount (a receipt's
             price) and the line it shares a row with (:func:`~vision.pipelines.ocr.cells.tabular_lines`).
-        level_lines: group the straight boxes of a tilted page turned level by its skew
+        level_lines: group the straight boxes of a tilted or photographed page levelled by its level map
             (:mod:`vision.pipelines.ocr.skew`), so that rows stay rows.
     """
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SkewOptions", "level_map", "level_boxes", "word_quads"]
+from vision.ops.boxes import boxes_to_polygons
+
+__all__ = ["SkewOptions", "level_map", "level_boxes", "weighted_median", "word_quads"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ class SkewOptions:
     near: float = 20.0
 
 
-def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The value at half the total weight of ``values`` sorted (robust to stray words)."""
     order = np.argsort(values)
     cum = np.cumsum(weights[order])
     return float(values[order][np.searchsorted(cum, cum[-1] / 2)])
@@ -113,7 +116,7 @@ def level_map(
     centres = ((b[:, :2] + b[:, 2:]) / 2 - [w / 2, h / 2]) / scale
     weight = np.maximum(b[:, 2] - b[:, 0], 1e-9)
 
-    median = _weighted_median(a, weight)
+    median = weighted_median(a, weight)
     flat = _agreement(a - median, weight, options.tolerance)
     point = _vanishing_point(centres, a, weight)
     for _ in range(2):  # refit on the words that agree with it (stray boxes, a logo, a stamp)
@@ -172,5 +175,5 @@ def word_quads(boxes: np.ndarray, matrix: np.ndarray, max_angle: float = 30.0) -
     across = np.stack([-np.sin(phi), np.cos(phi)], axis=1) * np.where(solved, h, big_h)[:, None] / 2
     turned = np.stack([centres - along - across, centres + along - across,
                        centres + along + across, centres - along + across], axis=1)
-    corners = b[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+    corners = boxes_to_polygons(b)
     return np.where(solved[:, None, None], turned, corners)

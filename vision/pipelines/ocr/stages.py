@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from vision.io.page import PageImage
-from vision.ops.boxes import corner_boxes
+from vision.ops.boxes import boxes_to_polygons, corner_boxes, polygons_to_boxes
 from vision.ops.crops import box_crops, polygon_crops
 from vision.pipelines.base import PageState
 from vision.pipelines.ocr.device import device_page
@@ -210,15 +210,15 @@ class LayoutStage:
             h, w = s.image.shape[:2]
             mapped = self.straight and s.layout_map is not None
             levelled = (mapped or bool(s.skew)) and s.polygons is not None  # regions need the image's boxes
-            frame = _hull_boxes(s.polygons) if levelled else boxes / [w, h, w, h]
+            frame = polygons_to_boxes(np.asarray(s.polygons, np.float64)) if levelled else boxes / [w, h, w, h]
             s.regions = find_regions(s.image, frame, self.options)
             found = np.array([r.geometry for r in s.regions], dtype=np.float64).reshape(-1, 4)
             if not levelled:
                 obstacles = found * [w, h, w, h]
             elif mapped:
-                obstacles = level_boxes(_box_quads(found) * [w, h], s.layout_map)
+                obstacles = level_boxes(boxes_to_polygons(found) * [w, h], s.layout_map)
             else:
-                obstacles = deskew_boxes(_box_quads(found), s.skew, (h, w))
+                obstacles = deskew_boxes(boxes_to_polygons(found), s.skew, (h, w))
         blocks = build_blocks(s.words, boxes, self.options, obstacles)
         if self.options.regions:
             for r in s.regions:
@@ -237,15 +237,3 @@ class LayoutStage:
             image=image,
             warnings=list(s.warnings),
         )
-
-
-def _box_quads(boxes: np.ndarray) -> np.ndarray:
-    """``[N, 4, 2]`` corners, clockwise from top-left, of ``[N, 4]`` boxes."""
-    x0, y0, x1, y1 = np.asarray(boxes, dtype=np.float64).reshape(-1, 4).T
-    return np.stack([x0, y0, x1, y0, x1, y1, x0, y1], axis=1).reshape(-1, 4, 2)
-
-
-def _hull_boxes(polygons: np.ndarray) -> np.ndarray:
-    """``[N, 4]`` axis-aligned hulls of ``[N, 4, 2]`` quads."""
-    p = np.asarray(polygons, dtype=np.float64).reshape(-1, 4, 2)
-    return np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)
