@@ -22,8 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.ops.boxes import boxes_to_polygons
-
 __all__ = ["SkewOptions", "level_map", "level_boxes", "weighted_median", "word_quads"]
 
 
@@ -175,5 +173,5 @@ def word_quads(boxes: np.ndarray, matrix: np.ndarray, max_angle: float = 30.0) -
     across = np.stack([-np.sin(phi), np.cos(phi)], axis=1) * np.where(solved, h, big_h)[:, None] / 2
     turned = np.stack([centres - along - across, centres + along - across,
                        centres + along + across, centres - along + across], axis=1)
-    corners = boxes_to_polygons(b)
+    corners = b[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)  # numpy only: the Ray driver imports this
     return np.where(solved[:, None, None], turned, corners)
