@@ -193,3 +193,37 @@ def test_receipts_with_dash_prices(renderer):
         assert page.texts[i - 1].endswith(".") and page.texts[i - 1][:-1].isdigit()  # "500." before its dash
         x0, y0, x1, y1 = page.boxes[i]
         assert (page.image[int(y0):int(y1) + 1, int(x0):int(x1) + 1].mean(axis=2) < 160).any()
+
+
+def test_letter_spaced_lines(renderer):
+    """``letter_spacing``: layout lines drawn with space between their characters; each word stays one box
+    that spans its ink, wider than the same word set solid, with the gap to the next word larger than the
+    letters' own; at 0 (the default) the plain page is drawn."""
+    from PIL import Image, ImageDraw
+
+    from vision.training.synth.pages import _Canvas, tracked_length
+
+    plain, page = _receipt_with(renderer, "letter_spacing")
+    assert page.texts and not np.array_equal(plain.image, page.image)
+    font = discover_fonts([DEJAVU], include_system=False)[0]
+    widths = []
+    for tracking in (0.0, 8.0):
+        image = Image.new("RGB", (700, 60), (255, 255, 255))
+        c = _Canvas(image, ImageDraw.Draw(image))
+        renderer.text_run(c, 10, 40, ["TOTAL", "12.50"], font, 20, (0, 0, 0), tracking=tracking)
+        assert c.texts == ["TOTAL", "12.50"]
+        ink = np.asarray(image).mean(axis=2) < 128
+        for x0, y0, x1, y1 in c.boxes:  # the box holds its word's ink and ends where the ink ends
+            cols = np.flatnonzero(ink[:, int(x0):int(np.ceil(x1)) + 1].any(axis=0))
+            assert cols.size and cols.min() <= 4 and cols.max() >= (x1 - x0) - 4
+        widths.append(c.boxes[0][2] - c.boxes[0][0])
+        if tracking:
+            letters = np.flatnonzero(ink[:, int(c.boxes[0][0]):int(c.boxes[0][2])].any(axis=0))
+            letter_gap = np.diff(letters).max()
+            assert c.boxes[1][0] - c.boxes[0][2] > letter_gap  # words stay apart
+    assert widths[1] > widths[0] + 4 * 8 - 2  # four gaps of 8 px inside "TOTAL"
+    from vision.training.synth.pages import _font
+
+    f = _font(str(font.path), 20)
+    assert tracked_length(f, "TOTAL", 0.0) == f.getlength("TOTAL")
+    assert tracked_length(f, "TOTAL", 8.0) == pytest.approx(sum(f.getlength(ch) for ch in "TOTAL") + 32)

@@ -63,6 +63,8 @@ class DataConfig:
         separator_rows: share of synthetic receipt rules printed as an unlabelled row of one repeated glyph
             ("*****"); 0 by default.
         layouts: weights of the synthetic page layouts (``{}``: the renderer's defaults, as in stages 1-2).
+        letter_spacing: share of synthetic layout lines without lower-case letters (receipt rows, capital
+            headings) drawn letter-spaced (:class:`~vision.training.synth.pages.PageRenderer`); 0 by default.
     """
 
     fonts_dir: str = ".cache/fonts"
@@ -83,6 +85,7 @@ class DataConfig:
     dash_prices: float = 0.0
     separator_rows: float = 0.0
     layouts: dict[str, float] = field(default_factory=dict)
+    letter_spacing: float = 0.0
 
 
 class PageWords:
@@ -121,7 +124,8 @@ class PageSources:
         self.renderer = (
             None if validation else PageRenderer(discover_fonts([cfg.fonts_dir]), PageWords(cfg.dict_dir),
                                                  lone_quantities=cfg.lone_quantities, dash_prices=cfg.dash_prices,
-                                                 separator_rows=cfg.separator_rows, layouts=cfg.layouts)
+                                                 separator_rows=cfg.separator_rows, layouts=cfg.layouts,
+                                                 letter_spacing=cfg.letter_spacing)
         )
         self.scene = None
         if self.renderer is not None and cfg.scene_share > 0:
