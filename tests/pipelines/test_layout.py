@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from vision.pipelines.ocr.reading_order import (
     LayoutOptions,
@@ -113,6 +114,24 @@ def test_regions_find_a_figure_but_not_text_or_rules():
         )
         == []
     )
+
+
+@pytest.mark.parametrize("size", [(800, 600), (803, 605), (1651, 1275), (7, 5)])
+def test_regions_are_placed_on_the_page_whatever_its_size(size):
+    """Pages whose sides are not multiples of the 8-px blocks: the figure is found where it lies (within a
+    block), and a page smaller than a block has none."""
+    h, w = size
+    page = np.full((h, w, 3), 250, np.uint8)
+    if h < 64:
+        assert find_regions(page, np.zeros((0, 4))) == []
+        return
+    y0, y1, x0, x1 = h // 2, h - 3, w // 3, w - 2  # down to the last rows and columns
+    page[y0:y1, x0:x1] = (30, 90, 160)
+    page[h // 8 : h // 8 + 14, 40 : w - 40 : 9] = 0  # text strokes
+    text = np.array([(30 / w, (h // 8 - 2) / h, (w - 30) / w, (h // 8 + 16) / h)])
+    regions = find_regions(page, text)
+    assert len(regions) == 1
+    np.testing.assert_allclose(regions[0].geometry, (x0 / w, y0 / h, x1 / w, y1 / h), atol=9 / min(h, w))
 
 
 def test_table_rows_read_across_and_become_one_line_each():
