@@ -224,8 +224,8 @@ class PageRenderer:
             ``{"receipt": 1.0}`` to draw receipts more often.
         letter_spacing: share of the layouts' single lines without lower-case letters (receipt rows, capital
             headings and letterheads; not running paragraphs) drawn letter-spaced, 0.1-0.45 em between
-            characters, as receipts and display type are printed; each such word stays one box. 0 (the
-            default) draws none and leaves the random stream as it was.
+            characters and at most 0.6 of the font's space, as receipts and display type are printed; each
+            such word stays one box. 0 (the default) draws none and leaves the random stream as it was.
     """
 
     def __init__(self, fonts: Sequence[FontInfo], words, *, lone_quantities: float = 0.0,

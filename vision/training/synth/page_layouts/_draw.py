@@ -45,14 +45,15 @@ def _line(
     """Draw ``words`` aligned left/center/right within ``[x0, x1]``; returns the x after the text.
 
     A share ``r.letter_spacing`` of the lines without lower-case letters (receipt rows, display type) is
-    letter-spaced (0.1-0.45 em after each character); with the share at 0 no random number is drawn, so
-    pages are those of renderers without the option."""
+    letter-spaced (0.1-0.45 em after each character, at most 0.6 of the font's space); with the share at 0
+    no random number is drawn, so pages are those of renderers without the option."""
     from vision.training.synth.pages import _font, quantize_size, tracked_length
 
     f = _font(str(font.path), size)  # _font quantizes the size as text_run does
     tracking = 0.0
     if r.letter_spacing and all(w.upper() == w for w in words) and rng.random() < r.letter_spacing:
-        tracking = quantize_size(size) * rng.uniform(0.1, 0.45)
+        # at most 0.6 of a space, so a spaced line's word gaps stay over 2.6x its letter gaps
+        tracking = min(quantize_size(size) * rng.uniform(0.1, 0.45), 0.6 * f.getlength(" "))
     space = (f.getlength(" ") + tracking) * max(len(words) - 1, 0)
     width = sum(tracked_length(f, w, tracking) for w in words) + space
     x = x0 if align == "left" else (x1 - width if align == "right" else (x0 + x1 - width) / 2)
