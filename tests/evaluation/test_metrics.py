@@ -8,6 +8,7 @@ import pytest
 from vision.evaluation.metrics import (
     Counts,
     cer_counts,
+    edit_counts,
     detection_counts,
     drop_ignored,
     end_to_end_counts,
@@ -99,3 +100,24 @@ def test_cer_counts():
     assert cer_counts("", "") == (0, 0)
     dist, n = cer_counts("hello world", "hello")
     assert (dist, n) == (6, 11) and dist / n == pytest.approx(6 / 11)
+
+
+@pytest.mark.parametrize(
+    ("truth", "read", "expected"),
+    [
+        ("hello world", "hello", {"missing": 6, "extra": 0, "wrong": 0}),  # a word never found
+        ("TOTAL 9.80", "TOTAL 9.80 kkkk", {"missing": 0, "extra": 5, "wrong": 0}),  # invented text
+        ("TOTAL", "T0TAL", {"missing": 0, "extra": 0, "wrong": 1}),  # a misread letter
+        ("", "", {"missing": 0, "extra": 0, "wrong": 0}),
+    ],
+)
+def test_edit_counts_split_the_page_cer_by_kind(truth, read, expected):
+    assert edit_counts(truth, read) == expected
+
+
+def test_edit_counts_sum_to_the_distance():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = "".join(rng.choice(list("ab c"), int(rng.integers(0, 12))))
+        b = "".join(rng.choice(list("abc d"), int(rng.integers(0, 12))))
+        assert sum(edit_counts(a, b).values()) == cer_counts(a, b)[0]

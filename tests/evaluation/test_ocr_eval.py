@@ -68,6 +68,22 @@ def test_misread_words_lower_end_to_end_but_not_detection(page_set):
     assert report["detection"]["0.5"]["f1"] == 1.0
     assert e2e["tp"] == 2 * (21 - len(missing)) and e2e["n_pred"] == e2e["n_gt"] == 42
     assert 0 < report["cer"] < 0.2
+    for key in ("cer_counts", "cer_nospace_counts"):  # misread words: wrong characters, none missing or extra
+        c = report[key]
+        assert c["missing"] + c["extra"] + c["wrong"] == c["errors"] > 0 and c["wrong"] > 0
+
+
+def test_text_never_found_counts_as_missing(page_set):
+    class FirstWords(InkDetector):  # finds only five words of each page
+        def _page(self, image):
+            d = super()._page(image)
+            return type(d)(d.boxes[:5], d.scores[:5], d.polygons[:5])
+
+    report = ocr_eval.evaluate_ocr(
+        ocr_predictor(det_predictor=FirstWords(), reco_predictor=TemplateReader()), open_set(page_set)
+    )
+    c = report["cer_nospace_counts"]
+    assert c["missing"] == c["errors"] > 0 and c["extra"] == c["wrong"] == 0
 
 
 def test_predictions_on_ignore_regions_are_dropped(tmp_path):

@@ -31,6 +31,7 @@ __all__ = [
     "end_to_end_counts",
     "reading_order_text",
     "cer_counts",
+    "edit_counts",
     "IGNORE_COVER",
 ]
 
@@ -215,3 +216,16 @@ def cer_counts(gt_text: str, pred_text: str) -> tuple[int, int]:
     from rapidfuzz.distance import Levenshtein
 
     return Levenshtein.distance(gt_text, pred_text), len(gt_text)
+
+
+def edit_counts(gt_text: str, pred_text: str) -> dict[str, int]:
+    """The page CER's errors by kind: characters of the truth the reading lacks (``missing``), characters it
+    adds (``extra``) and characters it reads wrong (``wrong``), over one minimal alignment, so they sum to
+    :func:`cer_counts`' distance. Text never found shows as missing, invented text as extra."""
+    from rapidfuzz.distance import Levenshtein
+
+    ops = Levenshtein.editops(gt_text, pred_text)
+    kinds = {"delete": 0, "insert": 0, "replace": 0}
+    for op in ops:
+        kinds[op.tag] += 1
+    return {"missing": kinds["delete"], "extra": kinds["insert"], "wrong": kinds["replace"]}

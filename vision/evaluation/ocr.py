@@ -19,6 +19,7 @@ from vision.evaluation.data import EvalSet, PageSample, open_set
 from vision.evaluation.metrics import (
     Counts,
     cer_counts,
+    edit_counts,
     detection_counts,
     drop_ignored,
     end_to_end_counts,
@@ -49,7 +50,9 @@ def score_page(
 
     Returns:
         ``{"det": {thr: Counts}, "e2e": {thr: Counts}, "cer": (distance, length), "cer_ci": the same
-        case-insensitive, "cer_nospace": the same with every whitespace removed from both texts}``.
+        case-insensitive, "cer_nospace": the same with every whitespace removed from both texts,
+        "cer_errors" / "cer_nospace_errors": the distances of "cer" / "cer_nospace" as missing, extra and
+        wrong characters}``.
     """
     h, w = size
     gt, gt_texts, ignore = ground_truth_words(sample.words, sample.level)
@@ -63,6 +66,8 @@ def score_page(
         "cer": cer_counts(truth, read),
         "cer_ci": cer_counts(truth.casefold(), read.casefold()),
         "cer_nospace": cer_counts("".join(truth.split()), "".join(read.split())),
+        "cer_errors": edit_counts(truth, read),
+        "cer_nospace_errors": edit_counts("".join(truth.split()), "".join(read.split())),
     }
 
 
@@ -81,6 +86,8 @@ def evaluate_ocr(
     det = {t: Counts() for t in iou_thresholds}
     e2e = {t: Counts() for t in iou_thresholds}
     dist = length = dist_ci = dist_ns = length_ns = 0
+    errors = {"missing": 0, "extra": 0, "wrong": 0}
+    errors_ns = dict(errors)
     for chunk, images, doc in timed.predict(predict):
         for sample, image, page in zip(chunk, images, doc.pages):
             words = page.words
@@ -97,15 +104,19 @@ def evaluate_ocr(
             dist, length = dist + scores["cer"][0], length + scores["cer"][1]
             dist_ci += scores["cer_ci"][0]
             dist_ns, length_ns = dist_ns + scores["cer_nospace"][0], length_ns + scores["cer_nospace"][1]
+            for kind in errors:
+                errors[kind] += scores["cer_errors"][kind]
+                errors_ns[kind] += scores["cer_nospace_errors"][kind]
     return {
         **timed.report(),
         "detection": {str(t): c.summary() for t, c in det.items()},
         "end_to_end": {str(t): c.summary() for t, c in e2e.items()},
         "cer": round(dist / length, 4) if length else None,
         "cer_ci": round(dist_ci / length, 4) if length else None,
-        "cer_counts": {"errors": int(dist), "errors_ci": int(dist_ci), "chars": int(length)},
+        "cer_counts": {"errors": int(dist), "errors_ci": int(dist_ci), "chars": int(length), **errors},
         # every whitespace removed from both texts (the README's page CER of sets transcribed without spaces)
         "cer_nospace": round(dist_ns / length_ns, 4) if length_ns else None,
+        "cer_nospace_counts": {"errors": int(dist_ns), "chars": int(length_ns), **errors_ns},
     }
 
 
@@ -131,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         f"{report['set']}: {report['pages']} pages, {report['pages_per_s']} pages/s, page CER {report['cer']} "
         f"(case-insensitive {report['cer_ci']}, without spaces {report['cer_nospace']})"
     )
+    c, n = report["cer_counts"], report["cer_nospace_counts"]
+    print(f"  page CER errors (text not found / invented / misread): {c['missing']} missing, {c['extra']} extra, "
+          f"{c['wrong']} wrong of {c['chars']} characters; without spaces {n['missing']} / {n['extra']} / "
+          f"{n['wrong']} of {n['chars']}")
     for name in ("detection", "end_to_end"):
         for t, s in report[name].items():
             print(f"  {name:<10} IoU>={t}: {format_counts(s)}")
