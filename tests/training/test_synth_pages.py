@@ -201,7 +201,8 @@ def test_letter_spaced_lines(renderer):
     letters' own; at 0 (the default) the plain page is drawn."""
     from PIL import Image, ImageDraw
 
-    from vision.training.synth.pages import _Canvas, tracked_length
+    from vision.training.synth.letter_spacing import tracked_length
+    from vision.training.synth.pages import _Canvas
 
     plain, page = _receipt_with(renderer, "letter_spacing")
     assert page.texts and not np.array_equal(plain.image, page.image)

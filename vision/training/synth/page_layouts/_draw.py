@@ -47,7 +47,8 @@ def _line(
     A share ``r.letter_spacing`` of the lines without lower-case letters (receipt rows, display type) is
     letter-spaced (0.1-0.45 em after each character, at most 0.6 of the font's space); with the share at 0
     no random number is drawn, so pages are those of renderers without the option."""
-    from vision.training.synth.pages import _font, quantize_size, tracked_length
+    from vision.training.synth.letter_spacing import tracked_length
+    from vision.training.synth.pages import _font, quantize_size
 
     f = _font(str(font.path), size)  # _font quantizes the size as text_run does
     tracking = 0.0
