@@ -84,6 +84,10 @@ def test_text_never_found_counts_as_missing(page_set):
     )
     c = report["cer_nospace_counts"]
     assert c["missing"] == c["errors"] > 0 and c["extra"] == c["wrong"] == 0
+    worst = report["worst_pages"]  # every page, most errors first, each with its own split
+    assert sorted(r["id"] for r in worst) == ["p0", "p1"]
+    assert worst[0]["errors"] >= worst[1]["errors"] and all(r["missing"] == r["errors"] > 0 for r in worst)
+    assert sum(r["errors"] for r in worst) == report["cer_counts"]["errors"]
 
 
 def test_predictions_on_ignore_regions_are_dropped(tmp_path):

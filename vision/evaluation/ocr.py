@@ -29,9 +29,11 @@ from vision.evaluation.metrics import (
 from vision.pipelines.ocr.options import add_model_arguments, options_from_args
 from vision.structures import Document
 
-__all__ = ["TASK", "add_arguments", "run", "evaluate_ocr", "score_page"]
+__all__ = ["TASK", "WORST_PAGES", "add_arguments", "run", "evaluate_ocr", "score_page"]
 
 TASK = "ocr"
+WORST_PAGES = 10
+"""Pages listed in the report's ``worst_pages``."""
 
 
 def score_page(
@@ -80,7 +82,8 @@ def evaluate_ocr(
     """Score an OCR predictor (pages -> :class:`Document`) on a page set.
 
     ``seconds`` and ``pages_per_s`` cover the predictor calls only (the set's image decoding is excluded,
-    as in ``vision eval detection``).
+    as in ``vision eval detection``). ``worst_pages`` lists the :data:`WORST_PAGES` pages with the most page
+    CER errors, each with its error split: where to look first.
     """
     timed = TimedPages(pages, "OCR", batch_size)
     det = {t: Counts() for t in iou_thresholds}
@@ -88,6 +91,7 @@ def evaluate_ocr(
     dist = length = dist_ci = dist_ns = length_ns = 0
     errors = {"missing": 0, "extra": 0, "wrong": 0}
     errors_ns = dict(errors)
+    per_page: list[dict[str, Any]] = []
     for chunk, images, doc in timed.predict(predict):
         for sample, image, page in zip(chunk, images, doc.pages):
             words = page.words
@@ -107,6 +111,8 @@ def evaluate_ocr(
             for kind in errors:
                 errors[kind] += scores["cer_errors"][kind]
                 errors_ns[kind] += scores["cer_nospace_errors"][kind]
+            per_page.append({"id": sample.id, "errors": int(scores["cer"][0]), "chars": int(scores["cer"][1]),
+                             **scores["cer_errors"]})
     return {
         **timed.report(),
         "detection": {str(t): c.summary() for t, c in det.items()},
@@ -117,6 +123,7 @@ def evaluate_ocr(
         # every whitespace removed from both texts (the README's page CER of sets transcribed without spaces)
         "cer_nospace": round(dist_ns / length_ns, 4) if length_ns else None,
         "cer_nospace_counts": {"errors": int(dist_ns), "chars": int(length_ns), **errors_ns},
+        "worst_pages": sorted(per_page, key=lambda r: -r["errors"])[:WORST_PAGES],
     }
 
 
@@ -146,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  page CER errors (text not found / invented / misread): {c['missing']} missing, {c['extra']} extra, "
           f"{c['wrong']} wrong of {c['chars']} characters; without spaces {n['missing']} / {n['extra']} / "
           f"{n['wrong']} of {n['chars']}")
+    worst = ", ".join(f"{r['id']} ({r['errors']})" for r in report["worst_pages"][:3])
+    print(f"  most page CER errors: {worst}")
     for name in ("detection", "end_to_end"):
         for t, s in report[name].items():
             print(f"  {name:<10} IoU>={t}: {format_counts(s)}")
