@@ -8,9 +8,9 @@ import pytest
 from vision.evaluation.metrics import (
     Counts,
     cer_counts,
-    edit_counts,
     detection_counts,
     drop_ignored,
+    edit_counts,
     end_to_end_counts,
     greedy_match,
     ground_truth_words,

@@ -19,9 +19,9 @@ from vision.evaluation.data import EvalSet, PageSample, open_set
 from vision.evaluation.metrics import (
     Counts,
     cer_counts,
-    edit_counts,
     detection_counts,
     drop_ignored,
+    edit_counts,
     end_to_end_counts,
     ground_truth_words,
     reading_order_text,
@@ -62,14 +62,16 @@ def score_page(
     keep = drop_ignored(pred, ignore)
     kept_texts = [t for t, k in zip(pred_texts, keep) if k]
     truth, read = reading_order_text(gt, gt_texts), reading_order_text(pred[keep], kept_texts)
+    truth_ns, read_ns = "".join(truth.split()), "".join(read.split())
+    errors, errors_ns = edit_counts(truth, read), edit_counts(truth_ns, read_ns)  # one alignment each
     return {
         "det": {t: detection_counts(gt, pred, t, ignore) for t in iou_thresholds},
         "e2e": {t: end_to_end_counts(gt, gt_texts, pred, pred_texts, t, ignore) for t in iou_thresholds},
-        "cer": cer_counts(truth, read),
+        "cer": (sum(errors.values()), len(truth)),
         "cer_ci": cer_counts(truth.casefold(), read.casefold()),
-        "cer_nospace": cer_counts("".join(truth.split()), "".join(read.split())),
-        "cer_errors": edit_counts(truth, read),
-        "cer_nospace_errors": edit_counts("".join(truth.split()), "".join(read.split())),
+        "cer_nospace": (sum(errors_ns.values()), len(truth_ns)),
+        "cer_errors": errors,
+        "cer_nospace_errors": errors_ns,
     }
 
 

@@ -51,12 +51,11 @@ def _line(
     from vision.training.synth.pages import _font, quantize_size
 
     f = _font(str(font.path), size)  # _font quantizes the size as text_run does
-    tracking = 0.0
+    space, tracking = f.getlength(" "), 0.0
     if r.letter_spacing and all(w.upper() == w for w in words) and rng.random() < r.letter_spacing:
         # at most 0.6 of a space, so a spaced line's word gaps stay over 2.6x its letter gaps
-        tracking = min(quantize_size(size) * rng.uniform(0.1, 0.45), 0.6 * f.getlength(" "))
-    space = (f.getlength(" ") + tracking) * max(len(words) - 1, 0)
-    width = sum(tracked_length(f, w, tracking) for w in words) + space
+        tracking = min(quantize_size(size) * rng.uniform(0.1, 0.45), 0.6 * space)
+    width = sum(tracked_length(f, w, tracking) for w in words) + (space + tracking) * max(len(words) - 1, 0)
     x = x0 if align == "left" else (x1 - width if align == "right" else (x0 + x1 - width) / 2)
     return r.text_run(c, max(x, x0), baseline, words, font, size, fill, max_x=x1, tracking=tracking)
 
