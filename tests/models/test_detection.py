@@ -159,14 +159,15 @@ def test_device_resize_reads_pages_as_the_host_resize_does(small_predictor):
     host = detection_predictor(device="cpu", onnx=False, resize="host")
     device = detection_predictor(device="cpu", onnx=False, resize="device")
     small = np.ascontiguousarray(page[::3, ::3])  # enlarged, not shrunk, to fit the canvas
-    for image in (page, small):
+    for image, zoom in ((page, 1.0), (small, 1.0), (page, 0.5)):  # zoom: the text_scale stage's second pass
         shape = pick_shape(*image.shape[:2])
-        (a, size_a), (b, size_b) = host._fit([image], shape), device._fit([image], shape)
+        (a, size_a), (b, size_b) = host._fit([image], shape, [zoom]), device._fit([image], shape, [zoom])
         assert size_a == size_b
         assert np.abs(a.astype(np.int16) - b.numpy()).max() <= 1
-    ref, out = host([page])[0], device([page])[0]
-    assert len(ref) > 100 and len(out) == len(ref)
-    np.testing.assert_allclose(out.boxes, ref.boxes, atol=2e-3)
+    for zoom in (1.0, 0.6):
+        ref, out = host([page], [zoom])[0], device([page], [zoom])[0]
+        assert len(ref) > 100 and len(out) == len(ref)
+        np.testing.assert_allclose(out.boxes, ref.boxes, atol=2e-3)
     with pytest.raises(ValueError):
         detection_predictor(weights=None, device="cpu", resize="gpu")
 

@@ -18,6 +18,8 @@ from vision.pipelines.ocr.reading_order import LayoutOptions
 from vision.pipelines.ocr.show_through import ShowThroughOptions
 from vision.pipelines.ocr.sparse import SparseOptions
 from vision.pipelines.ocr.structure import StructureOptions
+from vision.pipelines.ocr.text_scale import OFF as TEXT_SCALE_OFF
+from vision.pipelines.ocr.text_scale import TextScale
 
 if TYPE_CHECKING:
     import torch
@@ -82,6 +84,9 @@ class OCROptions:
         photo: the page-versus-photo gate (:mod:`vision.pipelines.ocr.photo`): pages it calls photos are
             detected with the photo detector and get the sparse rule; ``PhotoOptions(mode="off")`` reads every
             page as a document.
+        text_scale: pages (not photos) whose words the detector finds very large are detected again, shrunk
+            to the word size it was trained on (:mod:`vision.pipelines.ocr.text_scale`);
+            ``TextScale(trigger=0)`` keeps one pass.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
@@ -113,6 +118,7 @@ class OCROptions:
     show_through: ShowThroughOptions = field(default_factory=ShowThroughOptions)
     sparse: SparseOptions = field(default_factory=SparseOptions)
     photo: PhotoOptions = field(default_factory=PhotoOptions)
+    text_scale: TextScale = field(default_factory=TextScale)
     replicas: int = 1
 
     def __post_init__(self) -> None:
@@ -185,7 +191,8 @@ def parse_weights(text: str | None) -> str | None:
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--det-arch``, ``--reco-arch``, ``--det-weights``, ``--reco-weights``, ``--device``,
-    ``--precision``, ``--compile``, ``--sparse-words``, ``--show-through``, ``--photo`` and ``-l/--lang``."""
+    ``--precision``, ``--compile``, ``--sparse-words``, ``--show-through``, ``--photo``, ``--text-scale`` and
+    ``-l/--lang``."""
     parser.add_argument("--det-arch", default=None, help="registered detection model (default: the default)")
     parser.add_argument("--reco-arch", default=None, help="registered recognition model (default: the default)")
     parser.add_argument("--det-weights", default="default", help="'default', a safetensors file, or 'random'")
@@ -209,6 +216,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="read photos (few words on a natural background) with the photo detector and drop lone "
         "glyphs there: auto (default) tells photos from documents, on treats every page as a photo, off none")
     parser.add_argument(
+        "--text-scale", choices=("auto", "off"), default=None,
+        help="detect pages whose words come out very large (close-up photos of receipts and documents) "
+        "again, shrunk: auto (default) or off")
+    parser.add_argument(
         "-l", "--lang", default=None,
         help="the documents' languages, e.g. de or de+fr (picks the lexicons; default: English lexicon, "
         "every Latin-script language read)")
@@ -230,6 +241,7 @@ def options_from_args(args: argparse.Namespace | Any, **changes: Any) -> OCROpti
         **({"show_through": ShowThroughOptions(ratio=args.show_through)}
            if getattr(args, "show_through", None) is not None else {}),
         **({"photo": PhotoOptions(mode=args.photo)} if getattr(args, "photo", None) else {}),
+        **({"text_scale": TEXT_SCALE_OFF} if getattr(args, "text_scale", None) == "off" else {}),
         **_speed(args),
         **changes,
     )

@@ -39,6 +39,7 @@ from vision.pipelines.ocr.stages import (
     split_spaced,
 )
 from vision.pipelines.ocr.text_layer import TextLayerStage
+from vision.pipelines.ocr.text_scale import TextScaleStage
 from vision.structures import Document, Page
 
 if TYPE_CHECKING:
@@ -232,6 +233,11 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     stages.append(("detect", detect))
     if options.photo.mode == "auto":
         stages.append(("photo", PhotoStage(options.photo, detect)))
+    if options.photo.mode != "on" and options.text_scale.trigger > 0:
+        from vision.predictors.detection.predictor import DetectionPredictor
+
+        if isinstance(det_predictor, DetectionPredictor):  # it takes zooms; a predictor of yours may not
+            stages.append(("text_scale", TextScaleStage(options.text_scale, detect, det_predictor.shapes)))
     if not straight:
         stages.append(("deskew", DeskewStage(detect)))
     if on_device:

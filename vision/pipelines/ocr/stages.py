@@ -58,12 +58,19 @@ class DetectStage:
                 self._detect(group, predictor)
         return states
 
-    def _detect(self, todo: list[PageState], predictor: Callable[[list[Any]], Sequence[Any]]) -> None:
+    def again(self, states: list[PageState], zooms: list[float]) -> None:
+        """Detect ``states`` (pages, not photos) again, shrunk to ``zooms`` in the detector's input
+        (:mod:`~vision.pipelines.ocr.text_scale`); their words replace the first pass's."""
+        self._detect(states, self.predictor, zooms)
+
+    def _detect(self, todo: list[PageState], predictor: Callable[..., Sequence[Any]],
+                zooms: list[float] | None = None) -> None:
         if self.device is None:
             pages: list[Any] = [s.image for s in todo]
         else:
             pages = [device_page(s, self.device) for s in todo]
-        for state, res in zip(todo, predictor(pages)):
+        found = predictor(pages) if zooms is None else predictor(pages, zooms)
+        for state, res in zip(todo, found):
             state.boxes = np.asarray(res.boxes, dtype=np.float32).reshape(-1, 4)
             state.scores = np.asarray(res.scores, dtype=np.float32).reshape(-1)
             state.polygons = np.asarray(res.polygons, dtype=np.float32).reshape(-1, 4, 2)

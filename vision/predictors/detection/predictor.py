@@ -88,17 +88,19 @@ def fit_page(image: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, tup
     return canvas, _fit_into(image, canvas)
 
 
-def fitted_size(size: tuple[int, int], shape: tuple[int, int]) -> tuple[int, int]:
-    """``(h', w')`` of a page of ``size (h, w)`` resized, aspect kept, to fit a ``shape (H, W)`` canvas."""
+def fitted_size(size: tuple[int, int], shape: tuple[int, int], zoom: float = 1.0) -> tuple[int, int]:
+    """``(h', w')`` of a page of ``size (h, w)`` resized, aspect kept, to fit a ``shape (H, W)`` canvas, then
+    scaled by ``zoom`` (<= 1: the page fills that fraction of the canvas's side)."""
     h, w = size
-    scale = min(shape[0] / h, shape[1] / w)
+    scale = min(shape[0] / h, shape[1] / w) * zoom
     return max(1, min(shape[0], round(h * scale))), max(1, min(shape[1], round(w * scale)))
 
 
-def _fit_into(image: np.ndarray, canvas: np.ndarray) -> tuple[int, int]:
-    """:func:`fit_page` of ``image`` written into ``canvas (uint8[H, W, 3])``; returns the ``(h', w')`` used."""
+def _fit_into(image: np.ndarray, canvas: np.ndarray, zoom: float = 1.0) -> tuple[int, int]:
+    """:func:`fit_page` of ``image`` written into ``canvas (uint8[H, W, 3])`` at ``zoom``; returns the
+    ``(h', w')`` used."""
     h, w = image.shape[:2]
-    nh, nw = fitted_size((h, w), canvas.shape[:2])
+    nh, nw = fitted_size((h, w), canvas.shape[:2], zoom)
     interp = cv2.INTER_AREA if nh < h or nw < w else cv2.INTER_LINEAR
     canvas[:nh, :nw] = cv2.resize(image, (nw, nh), interpolation=interp) if (nh, nw) != (h, w) else image
     canvas[nh:] = 255
@@ -218,10 +220,19 @@ class DetectionPredictor:
         (prob,) = to_host(torch.as_tensor(self.model(x))[:n, 0].float())
         return prob
 
-    def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage]) -> list[DetectionResult]:
+    def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage], zooms: Sequence[float] | None = None
+                 ) -> list[DetectionResult]:
         """Word boxes of each page: ``uint8[H, W, 3]`` arrays, ``PageImage`` objects, or pages already on the
-        device as ``uint8[H, W, 3]`` tensors (fitted there when ``resize == "device"``)."""
+        device as ``uint8[H, W, 3]`` tensors (fitted there when ``resize == "device"``).
+
+        ``zooms`` (one per page, each in (0, 1]; ``None``: all 1) shrinks pages within their input shape: a
+        page at zoom 0.5 fills half of its shape's height or width, the rest white, so its words reach the
+        model at half the size (:mod:`vision.pipelines.ocr.text_scale`). Boxes stay relative to the page.
+        """
         images = [_as_rgb(p) for p in pages]
+        zooms = [1.0] * len(images) if zooms is None else [float(z) for z in zooms]
+        if len(zooms) != len(images) or not all(0 < z <= 1 for z in zooms):
+            raise ValueError(f"need one zoom in (0, 1] per page, got {zooms} for {len(images)} pages")
         groups: dict[tuple[int, int], list[int]] = {}
         for i, img in enumerate(images):
             groups.setdefault(pick_shape(*img.shape[:2], self.shapes), []).append(i)
@@ -229,7 +240,7 @@ class DetectionPredictor:
         for shape, idx in groups.items():
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start : start + self.batch_size]
-                canvases, sizes = self._fit([images[i] for i in chunk], shape)
+                canvases, sizes = self._fit([images[i] for i in chunk], shape, [zooms[i] for i in chunk])
                 probs = self.probabilities(canvases)
                 for i, prob, (h, w) in zip(chunk, probs, sizes):
                     out = db_postprocess(prob[:h, :w], self.params, straight=self.straight, outlines=self.outlines)
@@ -238,18 +249,20 @@ class DetectionPredictor:
         return results  # type: ignore[return-value]
 
     def _fit(
-        self, images: list[np.ndarray | Tensor], shape: tuple[int, int]
+        self, images: list[np.ndarray | Tensor], shape: tuple[int, int], zooms: list[float] | None = None
     ) -> tuple[np.ndarray | Tensor, list[tuple[int, int]]]:
-        """``uint8[B, H, W, 3]`` white canvases of ``shape`` with each page fitted in its top-left corner (a host
-        array, or a tensor on the device when ``resize == "device"``) and the fitted ``(h', w')`` sizes."""
+        """``uint8[B, H, W, 3]`` white canvases of ``shape`` with each page fitted in its top-left corner at
+        its zoom (a host array, or a tensor on the device when ``resize == "device"``) and the ``(h', w')``
+        sizes."""
+        zooms = zooms or [1.0] * len(images)
         if self.resize == "host":
             canvases = np.empty((len(images), shape[0], shape[1], 3), dtype=np.uint8)
             hosted = [im.cpu().numpy() if isinstance(im, Tensor) else im for im in images]
-            return canvases, [_fit_into(image, canvas) for image, canvas in zip(hosted, canvases)]
+            return canvases, [_fit_into(im, canvas, z) for im, canvas, z in zip(hosted, canvases, zooms)]
         out = torch.full((len(images), shape[0], shape[1], 3), 255, dtype=torch.uint8, device=self.device)
         sizes = []
-        for j, image in enumerate(images):
-            nh, nw = fitted_size(tuple(image.shape[:2]), shape)
+        for j, (image, zoom) in enumerate(zip(images, zooms)):
+            nh, nw = fitted_size(tuple(image.shape[:2]), shape, zoom)
             page = image.to(self.device) if isinstance(image, Tensor) else to_device(image, self.device)
             out[j, :nh, :nw] = resize_uint8(page, (nh, nw)) if (nh, nw) != tuple(image.shape[:2]) else page
             sizes.append((nh, nw))
