@@ -13,7 +13,7 @@ from vision.structures import Document
 def test_random_models_end_to_end():
     torch.manual_seed(0)
     predictor = vision.ocr_predictor(det_weights=None, reco_weights=None, device="cpu", det_batch_size=2)
-    assert predictor.pipeline.names == ["read", "text_layer", "polarity", "detect", "photo", "text_scale", "crop", "recognize", "show_through", "sparse", "script", "layout", "structure"]
+    assert predictor.pipeline.names == ["read", "text_layer", "polarity", "detect", "text_scale", "photo", "crop", "recognize", "show_through", "sparse", "script", "layout", "structure"]
     image, _ = render_page()
     page = PageImage(image=image, source="scan.png", index=7, original_size=image.shape[:2])
     doc = predictor([image, page])

@@ -234,7 +234,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                 _save(cfg, model, opt, step, state, out)
                 last_ckpt = time.time()
     del loader
-    if not dist.main:
+    if not dist.main:  # wait for rank 0's weights and validation: ranks leave the group together
+        dist.barrier()
         dist.close()
         return {}
     _save(cfg, model, opt, step, state, out)
@@ -260,6 +261,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     summary["validation"] = validate(model, cfg.data, device, budget_s=cfg.val_budget_s)
     summary["wall_s"] = round(time.time() - t_start, 1)
     (out / "metrics.json").write_text(json.dumps(summary, indent=2))
+    dist.barrier()
     dist.close()
     return summary
 

@@ -231,13 +231,13 @@ def build_pipeline(options: OCROptions, det_predictor: Callable, reco_predictor:
     if options.photo.mode == "on":  # every page is a photo: the photo detector alone reads it
         stages.append(("photo", PhotoStage(options.photo, detect)))
     stages.append(("detect", detect))
-    if options.photo.mode == "auto":
-        stages.append(("photo", PhotoStage(options.photo, detect)))
     if options.photo.mode != "on" and options.text_scale.trigger > 0:
         from vision.predictors.detection.predictor import DetectionPredictor
 
         if isinstance(det_predictor, DetectionPredictor):  # it takes zooms; a predictor of yours may not
             stages.append(("text_scale", TextScaleStage(options.text_scale, detect, det_predictor.shapes)))
+    if options.photo.mode == "auto":  # judges pages on the words text_scale found
+        stages.append(("photo", PhotoStage(options.photo, detect)))
     if not straight:
         stages.append(("deskew", DeskewStage(detect)))
     if on_device:

@@ -5,12 +5,14 @@ Every page is fitted to the detector's input whatever its content, so the height
 depends on how the page was taken: a scanned letter page puts body text 10-20 px high in a 1024-px input, a
 phone held close to a receipt 30-60 px, the letters of its printer's capitals far apart. The default
 detector learned pages fitted at 724-1448 px (:func:`vision.training.detection_data.make_page`); on such
-close-ups it cuts words into pieces and skips some. After the ``photo`` gate, a page that is not a photo
-and whose first pass found words of median height over :attr:`TextScale.trigger` input pixels is detected
-again fitted at ``zoom = target / median`` of its size in the input (at least ``min_zoom``; the rest of the
-canvas white), and that pass's words replace the first's. Photos keep the photo detector's words: scenes
-mix near and far text, and one zoom for the whole picture loses the far words. Boxes stay relative to the
-page, so nothing downstream changes. The setting was chosen on synthetic pages (``docs/pipeline.md``).
+close-ups it cuts words into pieces and skips some. A page whose first pass found words of median height
+over :attr:`TextScale.trigger` input pixels is detected again fitted at ``zoom = target / median`` of its
+size in the input (at least ``min_zoom``; the rest of the canvas white), and that pass's words replace the
+first's. The stage runs before the ``photo`` gate, which then judges a close-up receipt on whole words
+rather than on fragments that do not look typeset; pages it calls photos are detected again by the photo
+detector at their own size (scenes mix near and far text, and one zoom for the whole picture loses the far
+words). Boxes stay relative to the page, so nothing downstream changes. The setting was chosen on
+synthetic pages (``docs/pipeline.md``).
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def zoom_for(boxes: np.ndarray, fitted_height: int, scale: TextScale) -> float:
 
 
 class TextScaleStage:
-    """Pipeline stage: detect pages (not photos) whose words came out large again, shrunk.
+    """Pipeline stage: detect pages whose words came out large again, shrunk (pages already marked as photos
+    are left to the photo detector).
 
     Args:
         options: the rule.
