@@ -84,8 +84,8 @@ class OCROptions:
         photo: the page-versus-photo gate (:mod:`vision.pipelines.ocr.photo`): pages it calls photos are
             detected with the photo detector and get the sparse rule; ``PhotoOptions(mode="off")`` reads every
             page as a document.
-        text_scale: pages (not photos) whose words the detector finds very large are detected again, shrunk
-            to the word size it was trained on (:mod:`vision.pipelines.ocr.text_scale`);
+        text_scale: pages whose words the detector finds very large (close-ups) are detected again, shrunk
+            to the word size it was trained on, before the photo gate (:mod:`vision.pipelines.ocr.text_scale`);
             ``TextScale(trigger=0)`` keeps one pass.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on

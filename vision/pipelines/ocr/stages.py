@@ -59,7 +59,7 @@ class DetectStage:
         return states
 
     def again(self, states: list[PageState], zooms: list[float]) -> None:
-        """Detect ``states`` (pages, not photos) again, shrunk to ``zooms`` in the detector's input
+        """Detect ``states`` again with the page detector, shrunk to ``zooms`` in its input
         (:mod:`~vision.pipelines.ocr.text_scale`); their words replace the first pass's."""
         self._detect(states, self.predictor, zooms)
 
