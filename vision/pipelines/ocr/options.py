@@ -85,8 +85,8 @@ class OCROptions:
             detected with the photo detector and get the sparse rule; ``PhotoOptions(mode="off")`` reads every
             page as a document.
         text_scale: pages whose words the detector finds very large (close-ups) are detected again, shrunk
-            to the word size it was trained on, before the photo gate (:mod:`vision.pipelines.ocr.text_scale`);
-            ``TextScale(trigger=0)`` keeps one pass.
+            to the word size it was trained on, before the photo gate
+            (:mod:`vision.pipelines.ocr.text_scale`); ``TextScale(trigger=0)`` keeps one pass.
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
