@@ -99,3 +99,20 @@ def test_close_up_page_is_detected_again_shrunk():
     assert not same_boxes(scaled, first.boxes)
     assert same_boxes(words(OFF), first.boxes)
     assert same_boxes(words(TextScale(trigger=400, target=14)), first.boxes)
+
+
+@pytest.mark.parametrize("settings", [{"assume_straight_pages": False}, {"outlines": True}])
+def test_close_up_page_read_again_with_rotated_boxes_and_outlines(settings):
+    """The second pass keeps the detector's other outputs page-relative: rotated quads and outlines lie on the
+    words the straight pass finds."""
+    page, truth = _close_up()
+    scale = TextScale(trigger=20, target=14, min_zoom=0.3, min_words=3)
+    predictor = vision.ocr_predictor(device="cpu", text_scale=scale, **settings)
+    words = predictor([page]).pages[0].words
+    assert len(words) == len(truth)
+    boxes = np.array([w.geometry for w in words]).reshape(-1, 4) * [768, 1024, 768, 1024]
+    assert box_iou(truth, boxes).max(axis=1).min() > 0.5
+    for w in words:
+        shape = np.asarray(w.polygon if settings.get("assume_straight_pages") is False else w.outline)
+        assert shape.ndim == 2 and shape.shape[1] == 2
+        assert (shape.min(0) > -0.02).all() and (shape.max(0) < 1.02).all()
