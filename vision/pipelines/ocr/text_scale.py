@@ -59,19 +59,16 @@ class TextScale:
 OFF = TextScale(trigger=0.0)
 
 
-def zoom_for(boxes: np.ndarray, fitted_height: int, scale: TextScale, height: int | None = None) -> float:
+def zoom_for(boxes: np.ndarray, fitted_height: int, scale: TextScale) -> float:
     """The zoom of the second pass for a page whose first pass found ``boxes`` (``float[N, 4]`` relative
-    xyxy) when fitted ``fitted_height`` px high; 1.0 when the page needs none. A page ``height`` px high that
-    was enlarged to fit is never shrunk below its own pixels."""
+    xyxy) when fitted ``fitted_height`` px high; 1.0 when the page needs none."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     if scale.trigger <= 0 or len(boxes) < scale.min_words:
         return 1.0
     median = float(np.median(boxes[:, 3] - boxes[:, 1])) * fitted_height
     if median <= scale.trigger:
         return 1.0
-    own = height / fitted_height if height is not None and height < fitted_height else 0.0
-    zoom = max(scale.min_zoom, scale.target / median, own)
-    return zoom if zoom < 0.95 else 1.0
+    return max(scale.min_zoom, scale.target / median)
 
 
 class TextScaleStage:
@@ -96,8 +93,7 @@ class TextScaleStage:
             if not s.needs_ocr or s.photo or s.boxes is None:
                 continue
             size = s.image.shape[:2]
-            fitted = fitted_size(size, pick_shape(*size, self.shapes))[0]
-            zoom = zoom_for(s.boxes, fitted, self.options, height=size[0])
+            zoom = zoom_for(s.boxes, fitted_size(size, pick_shape(*size, self.shapes))[0], self.options)
             if zoom < 1.0:
                 todo.append(s)
                 zooms.append(zoom)
