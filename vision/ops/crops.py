@@ -4,7 +4,7 @@ Two families:
 
 * numpy (CPU): :func:`box_crops` returns views into the page (no copy) and :func:`polygon_crops`
   perspective-warps rotated quads upright with OpenCV. The recognizer resizes them itself.
-* torch (any device, batched): :func:`roi_crops` (``torchvision.ops.roi_align``) and :func:`warp_crops`
+* torch (any device, batched): :func:`roi_crops` (torchvision's ``roi_align`` kernel) and :func:`warp_crops`
   (homography + ``grid_sample``) cut *and* resize every crop of a page to one height in one kernel call,
   returning a padded batch ``[N, C, height, W]`` plus each crop's useful width. They never read a value back
   to the host: output widths are computed by the caller from CPU-side box coordinates (:func:`crop_widths`).
@@ -15,6 +15,11 @@ clockwise from the top-left corner of the text.
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import torch
@@ -23,7 +28,8 @@ from torch.nn import functional as F
 
 from vision.ops.boxes import pixel_boxes
 
-__all__ = ["box_crops", "polygon_crops", "polygon_sizes", "crop_widths", "roi_crops", "warp_crops"]
+__all__ = ["box_crops", "polygon_crops", "polygon_sizes", "crop_widths", "roi_align_kernel", "roi_crops",
+           "warp_crops"]
 
 
 def box_crops(image: np.ndarray, boxes: np.ndarray) -> list[np.ndarray]:
@@ -105,6 +111,36 @@ def _mask_columns(crops: Tensor, widths: Tensor, fill: float) -> Tensor:
     return crops.masked_fill(~keep[:, None, None, :], fill)
 
 
+@functools.cache
+def roi_align_kernel() -> Callable[..., Tensor]:
+    """torchvision's compiled ``roi_align`` operator, ``(input, rois, spatial_scale, out_h, out_w,
+    sampling_ratio, aligned) -> Tensor``: what ``torchvision.ops.roi_align`` calls for a tensor of rois.
+
+    Loaded from torchvision's extension library without importing ``torchvision.ops``, which imports
+    ``torch._dynamo`` and Triton (seconds of every GPU process's start-up; ``docs/benchmarks.md``). Falls
+    back to ``torchvision.ops.roi_align`` when the library is not found where the package lies."""
+    try:
+        return torch.ops.torchvision.roi_align  # already registered (torchvision imported, or loaded here)
+    except (AttributeError, RuntimeError):
+        pass
+    spec = importlib.util.find_spec("torchvision")
+    loaders = (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES)
+    for folder in list(spec.submodule_search_locations or []) if spec is not None else []:
+        finder = importlib.machinery.FileFinder(folder, loaders)
+        for name in ("_C_stable", "_C"):  # the library's name in recent and in older torchvision releases
+            found = finder.find_spec(name)
+            if found is None or not found.origin:
+                continue
+            try:
+                torch.ops.load_library(found.origin)
+                return torch.ops.torchvision.roi_align
+            except (OSError, AttributeError, RuntimeError):
+                break
+    from torchvision.ops import roi_align
+
+    return lambda x, rois, scale, h, w, ratio, aligned: roi_align(x, rois, (h, w), scale, ratio, aligned)
+
+
 def roi_crops(
     image: Tensor,
     boxes: Tensor,
@@ -135,8 +171,6 @@ def roi_crops(
     Returns:
         ``[N, C, height, out_width]`` tensor of ``image``'s dtype.
     """
-    from torchvision.ops import roi_align  # imported here: torchvision.ops loads torch._dynamo (~1.5 s)
-
     pages = image[None] if image.dim() == 3 else image
     if boxes.numel() == 0:
         return image.new_zeros((0, pages.shape[1], height, out_width))
@@ -151,9 +185,7 @@ def roi_crops(
     x1 = boxes[:, 0] + (boxes[:, 2] - boxes[:, 0]) * scale
     rois = torch.stack([index, boxes[:, 0], boxes[:, 1], x1, boxes[:, 3]], dim=1)  # [N, 5]
     # sampling_ratio=-1: ceil(bin size) samples per bin and axis, i.e. area averaging when shrinking
-    crops = roi_align(
-        pages, rois, output_size=(height, out_width), spatial_scale=1.0, sampling_ratio=-1, aligned=True
-    )
+    crops = roi_align_kernel()(pages, rois, 1.0, height, out_width, -1, True)
     return _mask_columns(crops, widths, fill)
 
 

@@ -1,7 +1,8 @@
-"""DBNet-style text detector: torchvision backbone, FPN neck, probability and threshold heads.
+"""DBNet-style text detector: MobileNetV3-large or ResNet backbone, FPN neck, probability and threshold heads.
 
-Liao et al., "Real-time Scene Text Detection with Differentiable Binarization" (AAAI 2020). The backbone
-is built from torchvision without downloaded weights (we train everything ourselves). Images go in as
+Liao et al., "Real-time Scene Text Detection with Differentiable Binarization" (AAAI 2020). Backbones have
+torchvision's layout and no downloaded weights (we train everything ourselves): MobileNetV3-large from
+:mod:`vision.models.mobilenet_v3`, the ResNets from torchvision. Images go in as
 ``float[N, 3, H, W]`` normalised RGB with ``H`` and ``W`` multiples of 32; maps come out at full
 resolution.
 """
@@ -17,6 +18,7 @@ from torch import Tensor, nn
 
 from vision.models._registry import register_model
 from vision.models.detection._weights import DEFAULT_WEIGHTS
+from vision.models.mobilenet_v3 import mobilenet_v3_large_features
 
 __all__ = [
     "DBNetConfig",
@@ -69,15 +71,14 @@ class DBOutput(NamedTuple):
 
 def _backbone(name: str) -> tuple[nn.ModuleList, list[int]]:
     """Four stages with outputs at strides 4, 8, 16 and 32, and their channel counts."""
-    from torchvision import models as tvm  # here, not at import: the registry imports every model module
-
-    if name == "mobilenet_v3_large":
-        f = tvm.mobilenet_v3_large(weights=None).features
-        # stage ends: features[3] stride 4 (24 ch), [6] stride 8 (40), [12] stride 16 (112), [15] stride 32
-        # (160); the final 1x1 expansion to 960 channels (features[16]) is classification-only, left out.
+    if name == "mobilenet_v3_large":  # torchvision's layout, built without importing torchvision
+        f = mobilenet_v3_large_features()
+        # stage ends: f[3] stride 4 (24 ch), [6] stride 8 (40), [12] stride 16 (112), [15] stride 32 (160)
         stages = [f[:4], f[4:7], f[7:13], f[13:16]]
         return nn.ModuleList(stages), [24, 40, 112, 160]
     if name in ("resnet18", "resnet34"):
+        from torchvision import models as tvm  # here, not at import: it loads torch._dynamo
+
         r = getattr(tvm, name)(weights=None)
         stem = nn.Sequential(r.conv1, r.bn1, r.relu, r.maxpool, r.layer1)
         return nn.ModuleList([stem, r.layer2, r.layer3, r.layer4]), [64, 128, 256, 512]
