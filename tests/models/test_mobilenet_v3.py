@@ -67,12 +67,14 @@ def test_roi_align_kernel_matches_torchvision_ops():
 
 
 def test_the_torch_ocr_path_imports_neither_torchvision_nor_dynamo():
-    """A process running the OCR's torch models and device crops (what a GPU process runs; here on the CPU)
-    never imports torchvision or ``torch._dynamo``: seconds of every such process's start-up."""
+    """A process running the OCR's torch models, device crops and padded batches (what a GPU process runs;
+    here on the CPU) never imports torchvision or ``torch._dynamo``: seconds of every such process's start."""
     code = (
         "import sys, cv2, numpy as np, vision\n"
         "from vision.pipelines.ocr.options import OCROptions\n"
         "p = vision.ocr_predictor(options=OCROptions(device='cpu', onnx=False, crops_on_device=True))\n"
+        "p.pipeline['detect'].predictor.pad_batches = True\n"  # the CUDA default of both predictors
+        "p.pipeline['recognize'].predictor.pad_batches = True\n"
         "img = np.full((200, 600, 3), 255, np.uint8)\n"
         "cv2.putText(img, 'Hello world 123', (20, 100), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (0, 0, 0), 3)\n"
         "print([w.value for w in p([img]).pages[0].words])\n"
@@ -85,3 +87,13 @@ def test_the_torch_ocr_path_imports_neither_torchvision_nor_dynamo():
     words, imported = run.stdout.strip().splitlines()[-2:]
     assert words == "['Hello', 'world', '123']"  # the words went through roi_align on the device path
     assert imported == "[]"
+
+
+def test_rows_are_marked_dynamic_once_dynamo_is_loaded():
+    """Compiling imports ``torch._dynamo``; then padded batches are marked for it (one graph per shape)."""
+    import torch._dynamo  # noqa: F401 - what torch.compile does
+
+    from vision.fast.compile import mark_dynamic_rows
+
+    x = mark_dynamic_rows(torch.zeros(4, 3, 32, 64))
+    assert 0 in getattr(x, "_dynamo_weak_dynamic_indices", set())

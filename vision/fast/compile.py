@@ -8,12 +8,13 @@ new batch width.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["compile_model"]
+__all__ = ["compile_model", "mark_dynamic_rows"]
 
 
 def compile_model(model: nn.Module, *, mode: str | None = None, dynamic: bool | None = None,
@@ -29,3 +30,16 @@ def compile_model(model: nn.Module, *, mode: str | None = None, dynamic: bool | 
         options: further ``torch.compile`` keyword arguments (``backend=...``).
     """
     return torch.compile(model, mode=mode, dynamic=dynamic, fullgraph=fullgraph, **options)
+
+
+def mark_dynamic_rows(x: torch.Tensor) -> torch.Tensor:
+    """Mark ``x``'s batch dimension dynamic for compiled models (``torch._dynamo.maybe_mark_dynamic``).
+
+    Only a compiled model reads the mark, and compiling imports ``torch._dynamo``; so when this process has not
+    imported it, nothing is compiled and the mark is skipped rather than importing ``torch._dynamo`` (and
+    Triton) for it: about 1.5 s of an eager GPU process's first call (``docs/benchmarks.md``). Returns ``x``.
+    """
+    dynamo = sys.modules.get("torch._dynamo")
+    if dynamo is not None:
+        dynamo.maybe_mark_dynamic(x, 0)
+    return x

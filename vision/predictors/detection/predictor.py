@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from vision.fast.compile import mark_dynamic_rows
 from vision.io.page import PageImage
 from vision.predictors._device import onnx_runner, pick_device, place, registered_identity, wants_onnx
 from vision.models._registry import default_model, get_entry, get_model
@@ -216,7 +217,7 @@ class DetectionPredictor:
                         else torch.cat([canvases, *pad]))
         x = self.preprocess(canvases)
         if self.pad_batches:
-            torch._dynamo.maybe_mark_dynamic(x, 0)  # compiled: one graph per input shape, any row count
+            mark_dynamic_rows(x)  # compiled: one graph per input shape, any row count
         (prob,) = to_host(torch.as_tensor(self.model(x))[:n, 0].float())
         return prob
 

@@ -16,6 +16,7 @@ import torch
 from PIL import Image
 
 from vision.errors import VisionError
+from vision.fast.compile import mark_dynamic_rows
 
 __all__ = [
     "BUCKET",
@@ -164,5 +165,4 @@ def pad_rows(x: torch.Tensor, cap: int, minimum: int = MIN_ROWS) -> torch.Tensor
     total = min(max(cap, n), max(minimum, 1 << (n - 1).bit_length())) if n else 0
     if total > n:
         x = torch.cat([x, x[-1:].expand(total - n, *x.shape[1:])])
-    torch._dynamo.maybe_mark_dynamic(x, 0)
-    return x
+    return mark_dynamic_rows(x)
