@@ -68,7 +68,8 @@ def test_triton_kernel_in_interpreter() -> None:
     pytest.importorskip("triton")
     code = textwrap.dedent("""
         import torch
-        from vision.ops.relpos_attention import _launch, decomposed_rel_pos, relpos_attention
+        from vision.ops._relpos_triton import _launch
+        from vision.ops.relpos_attention import decomposed_rel_pos, relpos_attention
         torch.manual_seed(0)
         for b, heads, h, w, c in [(1, 2, 16, 16, 16), (2, 1, 8, 8, 24), (1, 2, 5, 14, 16)]:
             qkv = torch.randn(b, h * w, 3, heads, c).permute(2, 0, 3, 1, 4)

@@ -19,7 +19,7 @@ from torch import Tensor, nn
 
 from vision.models.segmentation.sam.image_encoder import Block
 from vision.models.segmentation.sam.sam import Sam
-from vision.ops.relpos_attention import AttentionImpl
+from vision.ops.relpos_attention import AttentionImpl, load_triton_kernel
 
 __all__ = ["LADDER", "FastOptions", "StaticBatchEncoder", "apply_fast", "set_attention_impl"]
 
@@ -86,7 +86,10 @@ LADDER: dict[str, FastOptions] = _ladder()
 
 
 def set_attention_impl(model: nn.Module, impl: AttentionImpl) -> None:
-    """Choose the attention implementation of every encoder block (``"triton"`` only for global blocks)."""
+    """Choose the attention implementation of every encoder block (``"triton"`` only for global blocks; its
+    kernel is loaded here, before any compiled block calls it)."""
+    if impl == "triton":
+        load_triton_kernel()
     for block in model.modules():
         if isinstance(block, Block):
             block.attn.impl = "sdpa" if impl == "triton" and block.window_size > 0 else impl
