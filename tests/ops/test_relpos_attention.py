@@ -102,3 +102,23 @@ def test_triton_kernel_on_gpu(shape: tuple[int, ...], dtype: torch.dtype) -> Non
     print(f"triton {shape} {dtype}: relative error {err:.2e}")
     assert torch.isfinite(out).all()
     assert err < 2e-2  # bf16 operands: expected 1e-3..1e-2 (fp32 accumulation)
+
+
+def test_triton_is_imported_only_when_its_attention_is_chosen() -> None:
+    """The registry imports every model module (SAM's included) in every OCR process: none of them imports
+    Triton; choosing the ``triton`` attention loads the fused kernel before any block is compiled."""
+    pytest.importorskip("triton")
+    code = textwrap.dedent("""
+        import sys
+        import torch
+        from vision.models._registry import list_models
+        list_models()
+        print("triton" in sys.modules)
+        from vision.fast.sam import set_attention_impl
+        from vision.ops import relpos_attention
+        set_attention_impl(torch.nn.Linear(1, 1), "triton")  # no encoder blocks to set; the kernel is loaded
+        print("triton" in sys.modules, len(relpos_attention._FLASH))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True", "1"]
