@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 from _reco_crops import word_set
@@ -86,3 +88,18 @@ def test_onnx_excludes_other_dtypes_and_compile() -> None:
     with pytest.raises(ValueError, match="float32"):
         recognition_predictor(weights=None, device="cpu", dtype=torch.bfloat16, onnx=True)
     assert not isinstance(recognition_predictor(weights=None, device="cpu", compile=True).model, OnnxRunner)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_bf16_lstm_weights_stay_in_one_buffer(reference: list[str]) -> None:
+    """``nn.LSTM.flatten_parameters`` skips bfloat16; the CRNN flattens it itself, so cuDNN reads the weights
+    in place (no copy and no warning on each call) and the readings stay those of fp32 eager (>= 99%)."""
+    predictor = recognition_predictor(device="cuda", dtype=torch.bfloat16)
+    rnn = getattr(predictor.model, "module", predictor.model).rnn  # under CUDA graphs or not
+    assert {w.dtype for w in rnn._flat_weights} == {torch.bfloat16}
+    assert len({w.untyped_storage().data_ptr() for w in rnn._flat_weights}) == 1
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*single contiguous chunk.*")
+        texts = [t for t, _ in predictor(CROPS)]
+    assert _agreement(texts, reference) >= 0.99

@@ -5,7 +5,8 @@
   eager PyTorch there, ``benchmarks/recognition.py`` and ``benchmarks/detection.py``); PyTorch everywhere
   else, where bf16, ``torch.compile`` and channels-last apply.
 - :func:`onnx_runner`: the cached export in an onnxruntime session, or ``None`` to fall back to eager.
-- :func:`place`: a PyTorch model moved to its device and dtype, channels-last on CUDA, compiled on request.
+- :func:`place`: a PyTorch model moved to its device and dtype, compiled on request, else replayed from CUDA
+  graphs on CUDA.
 """
 
 from __future__ import annotations
@@ -89,9 +90,13 @@ def onnx_runner(model: nn.Module | Callable[[], nn.Module], example: torch.Tenso
 
 
 def place(model: nn.Module, device: torch.device, dtype: torch.dtype, *, channels_last: bool | None = None,
-          compile: bool = False, **compile_options: Any) -> tuple[nn.Module, bool]:
-    """``model`` on ``device`` in ``dtype``, channels-last where :func:`wants_channels_last` says, and
-    ``torch.compile``d when asked. Returns the model and whether it is channels-last."""
+          compile: bool = False, cuda_graphs: bool | None = None,
+          **compile_options: Any) -> tuple[nn.Module, bool]:
+    """``model`` on ``device`` in ``dtype``, channels-last where :func:`wants_channels_last` says,
+    ``torch.compile``d when asked, else replayed from CUDA graphs on a CUDA device
+    (:class:`vision.fast.cuda_graphs.CUDAGraphs`; ``cuda_graphs=False`` runs it eagerly, ``None`` means on
+    where :func:`~vision.fast.cuda_graphs.graphs_available`). Returns the model and whether it is
+    channels-last."""
     model = model.to(device)
     if dtype != torch.float32:
         from vision.fast.precision import to_dtype
@@ -104,4 +109,11 @@ def place(model: nn.Module, device: torch.device, dtype: torch.dtype, *, channel
         from vision.fast.compile import compile_model
 
         model = compile_model(model, **compile_options)
+    elif cuda_graphs is not False:
+        from vision.fast.cuda_graphs import CUDAGraphs, graphs_available
+
+        if graphs_available(device):
+            model = CUDAGraphs(model)
+        elif cuda_graphs:
+            raise ValueError(f"cuda_graphs=True needs a CUDA device, got {device}")
     return model, nhwc

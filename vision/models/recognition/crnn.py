@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
 from torch import Tensor, nn
 
 from vision.models._registry import register_model
@@ -41,6 +42,27 @@ def recurrent_trunk(in_channels: int, proj: int, hidden: int, layers: int,
                     dropout=dropout if layers > 1 else 0.0))
 
 
+def flatten_lstm(rnn: nn.LSTM) -> None:
+    """Put ``rnn``'s weights in the one buffer cuDNN reads, bfloat16 included.
+
+    ``nn.LSTM.flatten_parameters`` skips weights whose dtype ``torch.backends.cudnn.is_acceptable`` does not
+    list (bfloat16 among them), yet cuDNN runs bfloat16 LSTMs: left as they are, the weights are copied into
+    a new buffer on every call, with a warning. Same flattening call as ``flatten_parameters``."""
+    rnn.flatten_parameters()
+    weights = rnn._flat_weights
+    if not weights or not all(isinstance(w, torch.Tensor) and w.is_cuda and w.dtype == torch.bfloat16
+                              for w in weights):
+        return
+    if not torch.backends.cudnn.enabled or len({w.data_ptr() for w in weights}) != len(weights):
+        return
+    from torch.backends.cudnn import rnn as cudnn_rnn
+
+    with torch.cuda.device_of(weights[0]), torch.no_grad():
+        torch._cudnn_rnn_flatten_weight(weights, 4 if rnn.bias else 2, rnn.input_size,
+                                        cudnn_rnn.get_cudnn_mode(rnn.mode), rnn.hidden_size, rnn.proj_size,
+                                        rnn.num_layers, rnn.batch_first, bool(rnn.bidirectional))
+
+
 class FlatLSTMModule(nn.Module):
     """A module whose ``rnn`` (an ``nn.LSTM``, or ``None``) keeps its weights in one buffer after device or
     dtype moves: otherwise cuDNN compacts them on every call (and warns that it does)."""
@@ -50,7 +72,7 @@ class FlatLSTMModule(nn.Module):
     def _apply(self, fn, recurse=True):  # untyped, as nn.Module's
         out = super()._apply(fn, recurse)
         if self.rnn is not None:
-            self.rnn.flatten_parameters()
+            flatten_lstm(self.rnn)
         return out
 
 
