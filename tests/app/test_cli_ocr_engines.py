@@ -199,3 +199,16 @@ def test_ray_resources_give_cpu_nodes_one_actor_on_every_core() -> None:
     assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], None) == ({"num_gpus": 1.0}, 4, 1.0, None)
     assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], 2) == ({"num_gpus": 1.0}, 2, 1.0, None)
     assert plan_resources({"CPU": 8.0}, [8.0], 3) == ({"num_cpus": 1.0}, 3, None, 1)
+
+def test_processes_sharing_a_device_build_eager_models() -> None:
+    import argparse
+
+    from vision.app.cli._ocr_engines import worker_args
+    from vision.pipelines.ocr.options import options_from_args
+
+    args = argparse.Namespace(device="cuda", precision=None, compile=None, det_arch=None, reco_arch=None,
+                              det_weights="default", reco_weights="default")
+    shared = worker_args(args, ["cuda:0", "cuda:0"])
+    assert shared.cuda_graphs is False and shared.threads >= 1
+    assert options_from_args(shared).cuda_graphs is False
+    assert getattr(worker_args(args, ["cuda:0", "cuda:1"]), "cuda_graphs", None) is None

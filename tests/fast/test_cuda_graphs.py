@@ -28,8 +28,8 @@ def test_cpu_runs_the_module_and_graphs_are_cuda_only(monkeypatch) -> None:
 @cuda
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_recognizer_replays_equal_eager(dtype: torch.dtype) -> None:
-    """The CRNN (convolutions, batch norms, the cuDNN LSTM) replayed from graphs gives the eager logits exactly,
-    on fresh inputs of several shapes, each shape captured once."""
+    """The CRNN (convolutions, batch norms, the cuDNN LSTM) replayed from graphs gives the eager logits
+    exactly, on fresh inputs of several shapes, each shape captured once."""
     from vision.models import get_model
 
     model, _ = place(get_model("crnn_mobilenet_small").eval(), torch.device("cuda"), dtype, cuda_graphs=False)

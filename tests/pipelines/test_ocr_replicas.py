@@ -112,3 +112,13 @@ def test_calls_from_several_threads_share_the_replicas(pages) -> None:
     for order, result in zip(orders, got):
         assert [words(p) for p in result] == [want[i] for i in order]
         assert all(words(p) for p in result)
+
+
+def test_replicas_run_eager_models_unless_told() -> None:
+    """Processes sharing one GPU build their models without CUDA graphs (measured slower at 12 replicas); an
+    explicit ``cuda_graphs`` is kept."""
+    from vision.pipelines.ocr.options import OCROptions
+    from vision.pipelines.ocr.replicas import replica_options
+
+    assert replica_options(OCROptions(replicas=4)) == OCROptions(replicas=1, cuda_graphs=False)
+    assert replica_options(OCROptions(replicas=4, cuda_graphs=True)).cuda_graphs is True

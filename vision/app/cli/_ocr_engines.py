@@ -21,7 +21,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["add_engine_arguments", "auto_replicas", "run_engine"]
+__all__ = ["add_engine_arguments", "auto_replicas", "run_engine", "worker_args"]
 
 ROUNDS = 4
 """Rounds of files each replica should get over a run (:func:`files_in_flight`)."""
@@ -181,6 +181,18 @@ def _default_device() -> str:
     return "cuda" if free > 0 else "cpu"
 
 
+def worker_args(args: argparse.Namespace, devices: list[str]) -> argparse.Namespace:
+    """The device processes' copy of ``args``: the host's cores shared out, and eager models where several
+    processes share a device (``OCROptions.cuda_graphs``)."""
+    import os
+
+    args = copy.copy(args)
+    args.threads = max(1, (os.cpu_count() or 2) // len(devices))
+    if len(devices) > len(set(devices)) and getattr(args, "cuda_graphs", None) is None:
+        args.cuda_graphs = False
+    return args
+
+
 def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
     import os
 
@@ -197,8 +209,7 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
         todo.put(job)
     for _ in devices:
         todo.put(None)
-    args = copy.copy(args)
-    args.threads = max(1, (os.cpu_count() or 2) // len(devices))
+    args = worker_args(args, devices)
     ahead = files_in_flight(len(jobs), len(devices), workers)
     procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events, ahead), daemon=False)
              for d in devices]

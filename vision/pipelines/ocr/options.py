@@ -50,6 +50,9 @@ class OCROptions:
         dtype: model dtype (``None``: bfloat16 on CUDA, float32 elsewhere).
         compile: ``torch.compile`` both models (``None``: off; static, bucketed shapes on CUDA, see
             :mod:`vision.predictors.detection.predictor` and :mod:`vision.predictors.recognition.predictor`).
+        cuda_graphs: replay the eager CUDA models from one CUDA graph per input shape
+            (:mod:`vision.fast.cuda_graphs`; ``None``: on CUDA in a process that has the GPU to itself,
+            off in each of several replicas sharing one: ``docs/benchmarks.md``).
         det_batch_size: pages per detection forward pass (sizes left at their defaults become
             ``GPU_SIZES`` of :mod:`vision.pipelines.ocr.predictor` on CUDA: 16, 1024 and 64).
         det_input_shapes: static ``(height, width)`` detector inputs (``None``: the predictor's, 1024 px).
@@ -99,6 +102,7 @@ class OCROptions:
     device: str | None = None
     dtype: torch.dtype | None = None
     compile: bool | None = None
+    cuda_graphs: bool | None = None
     det_batch_size: int = 4
     det_input_shapes: tuple[tuple[int, int], ...] | None = None
     reco_batch_size: int = 256
@@ -256,4 +260,6 @@ def _speed(args: Any) -> dict[str, Any]:
         out["dtype"] = torch.bfloat16 if args.precision == "bf16" else torch.float32
     if getattr(args, "compile", None) is not None:
         out["compile"] = args.compile
+    if getattr(args, "cuda_graphs", None) is not None:  # set for replicas sharing a GPU, not a flag
+        out["cuda_graphs"] = args.cuda_graphs
     return out

@@ -341,13 +341,14 @@ def ocr_predictor(
         det_predictor = detection_predictor(
             o.det_arch, weights=o.det_weights, device=o.device, dtype=dtype, batch_size=o.det_batch_size,
             assume_straight_pages=o.assume_straight_pages, onnx=o.onnx, shapes=o.det_input_shapes,
-            compile=compile, outlines=o.outlines)
+            compile=compile, outlines=o.outlines, cuda_graphs=o.cuda_graphs)
     if reco_predictor is None:
         from vision.predictors.recognition.predictor import recognition_predictor
 
         reco_predictor = recognition_predictor(
             o.reco_arch, weights=o.reco_weights, device=o.device, dtype=dtype, batch_size=o.reco_batch_size,
-            onnx=o.onnx, lang=o.lang, compile=compile, slanted=False)  # photos only: RecognizeStage
+            onnx=o.onnx, lang=o.lang, compile=compile, cuda_graphs=o.cuda_graphs,
+            slanted=False)  # photos only: RecognizeStage
     photo_predictor = None
     if own_detector and _photo_detector(o):  # built on the first photo: documents never load it
         from functools import partial
@@ -357,7 +358,8 @@ def ocr_predictor(
 
         photo_predictor = LazyDetector(partial(
             detection_predictor, o.photo.det_arch, weights="default", device=o.device, dtype=dtype,
-            batch_size=o.det_batch_size, onnx=o.onnx, shapes=o.det_input_shapes, compile=compile),
+            batch_size=o.det_batch_size, onnx=o.onnx, shapes=o.det_input_shapes, compile=compile,
+            cuda_graphs=o.cuda_graphs),
             straight=o.assume_straight_pages, outlines=o.outlines)
     pool = None
     if options.replicas > 1:

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from vision.pipelines.ocr.options import OCROptions
     from vision.structures import Page
 
-__all__ = ["GPU_BYTES_PER_REPLICA", "ReplicaPool", "device_replicas", "gather", "split_evenly"]
+__all__ = ["GPU_BYTES_PER_REPLICA", "ReplicaPool", "device_replicas", "gather", "replica_options",
+           "split_evenly"]
 
 GPU_BYTES_PER_REPLICA = 6 * 1024**3
 """GPU memory set aside per automatic replica (CUDA context, both models, a 16-page detector batch)."""
@@ -75,6 +76,13 @@ def split_evenly(count: int, parts: int) -> list[slice]:
         out.append(slice(start, stop))
         start = stop
     return out
+
+
+def replica_options(options: OCROptions) -> OCROptions:
+    """What each replica builds: ``options`` for one process, eager unless ``cuda_graphs`` is set (CUDA
+    graphs made 12 processes sharing one GPU slower: ``docs/benchmarks.md``)."""
+    graphs = False if options.cuda_graphs is None else options.cuda_graphs
+    return replace(options, replicas=1, cuda_graphs=graphs)
 
 
 def _serve(conn: Any, options: OCROptions, threads: int) -> None:
@@ -212,7 +220,7 @@ class ReplicaPool:
         if count < 1:
             raise ValueError(f"count must be positive, got {count}")
         ctx = mp.get_context("spawn")
-        single = replace(options, replicas=1)
+        single = replica_options(options)
         threads = max(1, (os.cpu_count() or 2) // count)
         self._conns: list[Any] = []
         self._procs: list[Any] = []

@@ -308,6 +308,7 @@ def detection_predictor(
     shapes: Sequence[tuple[int, int]] | None = None,
     compile: bool = False,
     outlines: bool = False,
+    cuda_graphs: bool | None = None,
 ) -> DetectionPredictor:
     """Build a word detector with the shipped offline weights.
 
@@ -332,6 +333,8 @@ def detection_predictor(
             shape, see ``pad_batches``).
         outlines: also return each word's outline polygon, which follows text on a curved baseline
             (:attr:`DetectionResult.outlines`).
+        cuda_graphs: replay the eager CUDA model from CUDA graphs (:mod:`vision.fast.cuda_graphs`; ``None``:
+            on CUDA).
     """
     arch = arch or default_model("detection")
     entry = get_entry(arch)
@@ -356,7 +359,7 @@ def detection_predictor(
                              dynamic_axes=ONNX_AXES, output_name="prob", identity=identity)
     if runner is None:
         prob, nhwc = place(DBProbability(network()).eval(), dev, dtype, channels_last=channels_last,
-                           compile=compile)
+                           compile=compile, cuda_graphs=cuda_graphs)
     config = CONFIGS[arch] if arch in CONFIGS else network().config
     return DetectionPredictor(
         runner if runner is not None else prob,

@@ -338,12 +338,12 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
                           device: str | torch.device | None = None, dtype: torch.dtype | None = None,
                           batch_size: int = 128, compile: bool = False, onnx: bool | None = None,
                           lexicon: str | Lexicon | None = "en", channels_last: bool | None = None,
-                          lanes: int | None = None, lang: str | None = None, **options: Any) -> RecognitionPredictor:
+                          lanes: int | None = None, lang: str | None = None,
+                          cuda_graphs: bool | None = None, **options: Any) -> RecognitionPredictor:
     """Build a recognizer ready to read crops, offline (shipped weights).
 
     Args:
-        arch: a registered recognition model (``vision.models.list_models("recognition")``); default: the
-            CPU default ``crnn_mobilenet_small``.
+        arch: a registered model (``vision.models.list_models("recognition")``); ``None``: the default.
         weights: ``"default"`` (shipped file), a safetensors path, or ``None`` (random; for tests).
         device: ``"cpu"``, ``"cuda"``...; default cuda when available.
         dtype: ``torch.float32`` (default) or ``torch.bfloat16`` (see ``vision.fast.precision``).
@@ -369,6 +369,7 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         lang: the document's languages (``"de"``, ``"de+fr"``; :mod:`.languages`): their lexicons replace the
             default English one (unless ``lexicon`` names another), and a language-specific model is used
             when one ships.
+        cuda_graphs: replay the eager model from CUDA graphs (:mod:`vision.fast.cuda_graphs`); None: on CUDA.
         options: forwarded to :class:`RecognitionPredictor` (``max_width``, ``overlap``, ``rotate_tall``, ``slanted``,
             ``resize``: ``"host"`` (CPU default) or ``"device"`` (CUDA default), see the module docstring)...
     """
@@ -391,8 +392,8 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         if runner is not None:
             return RecognitionPredictor(runner, arch=arch, device=dev, dtype=dtype, batch_size=batch_size,
                                         lanes=n_lanes, **options)
-    model, _ = place(network(), dev, dtype, channels_last=channels_last, compile=compile)
-    # Bounded shapes wherever kernels are picked per shape (cuDNN plans on CUDA, graphs when compiled):
-    # every batch, the wide/tall crops' included, is one of 6 widths x 2 row counts (see pad_rows).
+    model, _ = place(network(), dev, dtype, channels_last=channels_last, compile=compile,
+                     cuda_graphs=cuda_graphs)
+    # Bounded shapes (cuDNN plans, CUDA graphs, compiled graphs): 6 widths x 2 row counts (see pad_rows).
     options.setdefault("pad_batches", compile or dev.type == "cuda")
     return RecognitionPredictor(model, arch=arch, device=dev, dtype=dtype, batch_size=batch_size, **options)
