@@ -45,7 +45,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def ocr(monkeypatch: pytest.MonkeyPatch) -> TemplateOCR:
     """The predictor the CLI builds (one shared instance, so tests can count its calls)."""
     shared = TemplateOCR(VOCAB)
-    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: lambda: shared)
+    monkeypatch.setattr(cli_video, "predictor_factory", lambda args, processes=1: lambda: shared)
     return shared
 
 
@@ -139,7 +139,8 @@ def test_ray_engine_writes_what_the_local_engine_writes(
     from ray import cloudpickle
 
     cloudpickle.register_pickle_by_value(_video_synth)  # Ray workers cannot import the tests' helper module
-    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: functools.partial(TemplateOCR, VOCAB))
+    monkeypatch.setattr(cli_video, "predictor_factory",
+                        lambda args, processes=1: functools.partial(TemplateOCR, VOCAB))
     argv = [str(corpus["root"]), str(corpus["broken"]), "-r", "--no-progress", "--batch-size", "4"]
     assert main(["video", *argv, "-o", str(tmp_path / "local")]) == 1
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -155,10 +156,19 @@ def test_worker_processes_write_what_one_process_writes(
     corpus: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     """``--processes 2``: whole videos over two spawned workers, each with its own predictor."""
-    monkeypatch.setattr(cli_video, "predictor_factory", lambda args: functools.partial(TemplateOCR, VOCAB))
+    monkeypatch.setattr(cli_video, "predictor_factory",
+                        lambda args, processes=1: functools.partial(TemplateOCR, VOCAB))
     argv = [str(corpus["root"]), str(corpus["broken"]), "-r", "--no-progress", "--batch-size", "4"]
     assert main(["video", *argv, "-o", str(tmp_path / "one")]) == 1
     assert main(["video", *argv, "-o", str(tmp_path / "two"), "--processes", "2"]) == 1
     err = capsys.readouterr().err
     assert err.count(f"error: {corpus['broken']}:") == 2 and "3 processed, 0 already done, 1 failed" in err
     assert outputs_of(tmp_path / "two") == outputs_of(tmp_path / "one") and len(outputs_of(tmp_path / "one")) == 12
+
+
+def test_video_processes_sharing_a_device_build_eager_models() -> None:
+    import argparse
+
+    args = argparse.Namespace(device="cuda", batch_size=8)
+    assert cli_video.predictor_factory(args, processes=4).keywords["cuda_graphs"] is False
+    assert "cuda_graphs" not in cli_video.predictor_factory(args).keywords

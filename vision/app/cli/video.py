@@ -183,11 +183,13 @@ def collect_jobs(inputs: list[Path], outdir: Path, recursive: bool) -> tuple[lis
     return [VideoJob(path, outdir / rel) for path, rel in found], problems
 
 
-def predictor_factory(args: argparse.Namespace) -> Callable[[], Callable]:
-    """A picklable zero-argument callable building the OCR predictor (Ray actors build their own)."""
+def predictor_factory(args: argparse.Namespace, processes: int = 1) -> Callable[[], Callable]:
+    """A picklable zero-argument callable building the OCR predictor (Ray actors build their own); eager
+    models where ``processes`` share the device (``OCROptions.cuda_graphs``)."""
     from vision.pipelines.ocr.predictor import ocr_predictor
 
-    return functools.partial(ocr_predictor, device=args.device, pages_per_batch=args.batch_size)
+    shared = {"cuda_graphs": False} if processes > 1 else {}
+    return functools.partial(ocr_predictor, device=args.device, pages_per_batch=args.batch_size, **shared)
 
 
 class _Bars:
@@ -244,7 +246,7 @@ def _local(
     if processes > 1:
         from vision.pipelines.video.pool import VideoProcessPool
 
-        with VideoProcessPool(predictor_factory(args), config, processes=processes) as pool:
+        with VideoProcessPool(predictor_factory(args, processes), config, processes=processes) as pool:
             for result in pool.run(list(by_source)):
                 yield _written(by_source[result.source], result, args.format)
         return
