@@ -26,6 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.ops.median import median
 from vision.structures import Block, Line
 
 __all__ = ["MARGIN", "classify_blocks", "is_formula"]
@@ -101,7 +102,7 @@ def _kind(block: Block, body: float) -> str:
         return block.kind
     _, y0, _, y1 = block.geometry
     n = len(block.lines)
-    height = float(np.median([_height(ln) for ln in block.lines]))
+    height = median([_height(ln) for ln in block.lines])
     text = " ".join(words)
     if n <= 2 and y1 <= MARGIN:
         return "page_header"
@@ -139,7 +140,7 @@ def classify_blocks(blocks: list[Block]) -> list[Block]:
     heights = [_height(ln) for b in blocks for ln in b.lines if ln.words]
     if not heights:
         return blocks
-    body = float(np.median(heights))
+    body = median(heights)
     out = []
     for block in blocks:
         if block.kind in ("table", "figure", "formula"):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.ops.median import median
+
 __all__ = ["barrier_right", "gutter_barrier", "gutter_lines"]
 
 _CELLS_PER_HEIGHT = 4  # grid resolution: a quarter of the median word height
@@ -39,7 +41,7 @@ def gutter_barrier(
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     if len(b) < 2:
         return np.zeros((0, 0), dtype=bool), 1.0
-    height = float(np.median(b[:, 3] - b[:, 1]))
+    height = median(b[:, 3] - b[:, 1])
     cell = max(height / _CELLS_PER_HEIGHT, 1.0)
     g = np.floor(b / cell).astype(np.int64)
     gx, gy = int(g[:, 2].max()) + 2, int(g[:, 3].max()) + 2

@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 
+from vision.ops.median import median
 from vision.pipelines.ocr._intervals import gaps, group_boxes, row_order, widest_gap
 from vision.pipelines.ocr.equation_numbers import attach_numbers
 from vision.pipelines.ocr.cells import CELL_WORDS, is_amount, tabular_lines
@@ -237,7 +238,7 @@ def order_blocks(
     boxes = np.asarray(block_boxes, dtype=np.float64).reshape(-1, 4)
     nlines = np.asarray(lines_per_block, dtype=np.float64).reshape(-1)
 
-    line_height = float(np.median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1))) if len(boxes) else 0.0
+    line_height = median((boxes[:, 3] - boxes[:, 1]) / np.maximum(nlines, 1)) if len(boxes) else 0.0
     cols = np.zeros((0, 3)) if columns is None else np.asarray(columns, dtype=np.float64).reshape(-1, 3)
 
     def running_text(side: np.ndarray) -> bool:
@@ -363,7 +364,7 @@ def build_blocks(
     amounts = np.array([is_amount([words[i].value for i in ln]) for ln in lines], dtype=bool)
     cells = tabular_lines(line_boxes, np.array([len(ln) for ln in lines]), options, barrier, amounts)
     blocks = group_blocks(line_boxes, options, cells)
-    columns = gutter_lines(*barrier, min_height=4 * float(np.median(boxes[:, 3] - boxes[:, 1])))
+    columns = gutter_lines(*barrier, min_height=4 * median(boxes[:, 3] - boxes[:, 1]))
     order = order_blocks(group_boxes(line_boxes, blocks), np.array([len(bl) for bl in blocks]), columns)
     ordered = _merge_rows([[lines[k] for k in blocks[j]] for j in order], boxes, options)
     return [Block([Line([words[i] for i in line]) for line in block]) for block in ordered]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.ops.median import median
 from vision.pipelines.ocr.block_kinds import classify_blocks
 from vision.pipelines.ocr.regions import find_regions
 from vision.pipelines.ocr.table_structure import TableOptions, recognize_table, rule_segments, ruling_lines
@@ -53,7 +54,7 @@ def _is_row(block: Block, size: tuple[int, int]) -> bool:
         return False
     h, w = size
     g = np.array([wd.geometry for wd in block.lines[0].words]) * [w, h, w, h]
-    height = float(np.median(g[:, 3] - g[:, 1]))
+    height = median(g[:, 3] - g[:, 1])
     return bool((g[1:, 0] - g[:-1, 2] >= CELL_GAP * height).any())
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.ops.median import median
 from vision.pipelines.ocr.table_spans import centred_labels, row_spans, section_rows, two_level_header
 from vision.structures import Table, TableCell, Word
 from vision.structures.geometry import union_box
@@ -166,7 +167,7 @@ def recognize_table(
     b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     if len(words) == 0:
         return Table((0.0, 0.0, 0.0, 0.0), 0, 0)
-    h = float(np.median(b[:, 3] - b[:, 1]))
+    h = median(b[:, 3] - b[:, 1])
     phrases = _split_phrases(_phrases(b, h, options.phrase_gap), b, _separators(b, _bands(b), options.sparse, options.word_column_gap * h))
     pb = np.array([[b[p, 0].min(), b[p, 1].min(), b[p, 2].max(), b[p, 3].max()] for p in phrases])
     bands = _bands(pb)

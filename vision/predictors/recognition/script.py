@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from vision.models.recognition.script import SCRIPTS, WEIGHTS, WIDTH, ScriptCNN
+from vision.ops.median import median
 
 __all__ = ["ScriptClassifier", "flag_scripts", "load_script_classifier", "prepare", "script_warning"]
 
@@ -43,7 +44,7 @@ def prepare(crop: np.ndarray) -> np.ndarray:
     img = cv2.resize(grey, (nw, 32), interpolation=cv2.INTER_AREA if h > 32 else cv2.INTER_LINEAR)
     img = img.astype(np.float32) / 255.0
     border = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]])
-    if np.median(border) < img.mean():  # light text on a dark ground
+    if median(border) < img.mean():  # light text on a dark ground
         img = 1.0 - img
     lo, hi = float(img.min()), float(img.max())
     img = (img - lo) / max(hi - lo, 0.1)
