@@ -2,7 +2,7 @@
 
     python benchmarks/recognition.py                       # CPU (2 threads), rendered crops
     python benchmarks/recognition.py --data ../shared/data/words_dev --limit 2000
-    python benchmarks/recognition.py --device cuda --limit 20000 --batch-size 1024   # GPU ladder (bf16, compile)
+    python benchmarks/recognition.py --device cuda --limit 20000 --batch-size 1024   # GPU ladder
     python benchmarks/recognition.py --host-profile --limit 4000 --batch-size 1024  # host us/crop, on the CPU
     python benchmarks/recognition.py --arch crnn_transformer_small ...   # another registered recognizer
     python benchmarks/recognition.py --data ../shared/data/words_dev --compare-weights OLD.safetensors --only-default
@@ -19,8 +19,9 @@ replay of its own recorded logits (free), the call runs on the CPU in one thread
 time spent in the predictor's device methods (what a GPU runs as queued kernels) is subtracted from the
 wall time. Both resize paths are priced (``resize="host"``: cv2 per crop on the host; ``"device"``: the host
 packs raw bytes, the resize is device time), then timed end to end on the CPU with the real model
-(onnxruntime when installed; greedy decoding, and the CPU default with lexicon "en"). The GPU ladder also times the compiled model
-alone on the same batches, the ceiling for the call.
+(onnxruntime when installed; greedy decoding, and the CPU default with lexicon "en"). The GPU ladder (eager rungs without CUDA
+graphs, then the compiled rungs, then the CUDA default: bf16 replayed from CUDA graphs, resized on the
+device) also times the default's model alone on the same batches, the ceiling for the call.
 """
 
 from __future__ import annotations
@@ -276,6 +277,7 @@ def main() -> int:
     parser.add_argument("--compare-weights", default=None,
                         help="CPU: also time the CPU default with these weights, alternating with the shipped ones")
     parser.add_argument("--only-default", action="store_true", help="CPU: skip the ladder, time the default only")
+    parser.add_argument("--skip-compile", action="store_true", help="GPU: leave out the torch.compile rungs")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -293,7 +295,7 @@ def main() -> int:
         return 0
 
     def make(**kw: object) -> RecognitionPredictor:  # eager PyTorch, greedy, each crop read once unless told
-        kw = {"onnx": False, "lexicon": None, "resize": "host", "slanted": False, **kw}
+        kw = {"onnx": False, "lexicon": None, "resize": "host", "slanted": False, "cuda_graphs": False, **kw}
         return recognition_predictor(args.arch, device=device, batch_size=args.batch_size, rotate_tall=False,
                                      **kw)
 
@@ -324,24 +326,27 @@ def main() -> int:
         bf16 = torch.bfloat16
         rate, texts = time_predictor(make(dtype=bf16), crops, args.repeat)
         rows.append(("bf16 eager, buckets", rate, padding_fraction(crops, 32), agree(texts)))
-        naive = make(dtype=bf16, compile=True, bucket=192)
-        rate, texts = time_predictor(naive, crops, args.repeat)
-        rows.append(("bf16 + compile, pad to max width", rate, padding_fraction(crops, 192, batch_size=args.batch_size),
-                     agree(texts)))
-        fast = make(dtype=bf16, compile=True)
-        rate, texts = time_predictor(fast, crops, args.repeat)
         pad = padding_fraction(crops, 32, batch_size=args.batch_size)
-        rows.append(("bf16 + compile, buckets (padded batches)", rate, pad, agree(texts)))
-        on_device = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16, pad_batches=True,
-                                         batch_size=args.batch_size, rotate_tall=False, resize="device")
-        rate, texts = time_predictor(on_device, crops, args.repeat)
-        rows.append(("bf16 + compile, buckets, resized on the device", rate, pad, agree(texts)))
-        lexicon = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16, pad_batches=True,
-                                       batch_size=args.batch_size, rotate_tall=False, lexicon=load_lexicon("en"),
-                                       resize="device")
+        if not args.skip_compile:
+            naive = make(dtype=bf16, compile=True, bucket=192)
+            rate, texts = time_predictor(naive, crops, args.repeat)
+            rows.append(("bf16 + compile, pad to max width", rate,
+                         padding_fraction(crops, 192, batch_size=args.batch_size), agree(texts)))
+            fast = make(dtype=bf16, compile=True)
+            rate, texts = time_predictor(fast, crops, args.repeat)
+            rows.append(("bf16 + compile, buckets (padded batches)", rate, pad, agree(texts)))
+            on_device = RecognitionPredictor(fast.model, arch=fast.arch, device=device, dtype=bf16,
+                                             pad_batches=True, batch_size=args.batch_size, rotate_tall=False,
+                                             resize="device")
+            rate, texts = time_predictor(on_device, crops, args.repeat)
+            rows.append(("bf16 + compile, buckets, resized on the device", rate, pad, agree(texts)))
+        graphs = make(dtype=bf16, cuda_graphs=None, resize="device")  # the CUDA default, greedy
+        rate, texts = time_predictor(graphs, crops, args.repeat)
+        rows.append(("bf16, CUDA graphs, buckets, resized on the device", rate, pad, agree(texts)))
+        lexicon = make(dtype=bf16, cuda_graphs=None, resize="device", lexicon="en")
         rate, texts = time_predictor(lexicon, crops, args.repeat)
-        rows.append(("bf16 + compile, buckets, on the device, lexicon 'en'", rate, pad, agree(texts)))
-        rows.append(("  model alone on those batches (no host work)", model_only_rate(fast, crops, args.repeat),
+        rows.append(("the same, lexicon 'en'", rate, pad, agree(texts)))
+        rows.append(("  model alone on those batches (no host work)", model_only_rate(graphs, crops, args.repeat),
                      pad, float("nan")))
         print("host waits for the GPU in one call (file:line -> count):", sync_points(lexicon, crops))
     print(f"recognition ({arch}), {len(crops)} crops, device {device} ({torch.get_num_threads()} threads), "
