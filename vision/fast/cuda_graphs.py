@@ -67,7 +67,8 @@ class CUDAGraphs(nn.Module):
     def forward(self, x: Tensor) -> Any:
         if self._failed or not x.is_cuda or torch.is_grad_enabled():
             return self.module(x)
-        key = (tuple(x.shape), x.stride(), x.dtype, x.device)
+        # inference-mode tensors cannot be written outside that mode: no_grad calls get graphs of their own
+        key = (tuple(x.shape), x.stride(), x.dtype, x.device, torch.is_inference_mode_enabled())
         with self._lock:
             entry = self._graphs.get(key)
             if entry is None:
