@@ -1,6 +1,7 @@
 """Where the start-up of N model replicas goes: each phase's seconds in every process, started together.
 
-    python benchmarks/replica_startup.py [--replicas 12] [--device cuda] [--torch-path] [--pages DIR] [--out FILE]
+    python benchmarks/replica_startup.py [--replicas 12] [--device cuda] [--torch-path] [--start spawn|forkserver]
+        [--pages DIR] [--out FILE]
 
 Each of ``--replicas`` spawned processes stamps: interpreter up, ``import torch`` done, CUDA context made,
 ``vision`` imported, predictor built (both models on the device), first call on 4 pages, a second call on 4
@@ -8,7 +9,9 @@ other pages. Prints the median and max of each phase over the processes (JSON); 
 ``ocr_predictor(replicas=N)`` pay before their first page. ``--torch-path`` builds the predictor as a GPU
 process does (torch models, crops cut on the device: ``OCROptions(onnx=False, crops_on_device=True)``) on any
 device, so the CPU measures what a GPU replica imports and builds; without it a CPU process runs the CPU
-default (cached ONNX exports).
+default (cached ONNX exports). ``--start forkserver`` forks the processes from a server that imported torch
+and the package once (``multiprocessing``'s forkserver with those modules preloaded) instead of spawning
+fresh interpreters.
 """
 
 from __future__ import annotations
@@ -67,10 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--pages", type=Path, default=REPO / ".carry" / "thru" / "funsd_dev" / "images")
     parser.add_argument("--torch-path", action="store_true", help="torch models and device crops on any device")
+    parser.add_argument("--start", choices=("spawn", "forkserver"), default="spawn")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     files = sorted(str(p) for p in args.pages.iterdir())
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context(args.start)
+    if args.start == "forkserver":
+        sys.path.insert(0, str(REPO))
+        ctx.set_forkserver_preload(["torch", "vision", "vision.pipelines.ocr.predictor"])
     queue = ctx.Queue()
     start = time.time()
     procs = []
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         p.join()
     phases = list(stamps[0])
     report: dict[str, Any] = {"benchmark": "replica_startup", "replicas": args.replicas, "device": args.device,
-                              "torch_path": args.torch_path,
+                              "torch_path": args.torch_path, "start": args.start,
                               "seconds_since_start": {ph: {"median": round(median(s[ph] for s in stamps), 2),
                                                            "max": round(max(s[ph] for s in stamps), 2)}
                                                       for ph in phases}}
