@@ -1,5 +1,17 @@
-"""vision.ops"""
+"""vision.ops: tensor and array operations shared by the models, predictors and pipelines.
 
-from vision.ops.ctc import CTCPath as CTCPath  # recognition decoding
-from vision.ops.ctc import ctc_best_path as ctc_best_path
-from vision.ops.ctc import stitch_frames as stitch_frames
+The CTC decoding names below load :mod:`vision.ops.ctc` (and torch) on first use, so torch-free modules of
+this package (:mod:`vision.ops.median`) import without torch.
+"""
+
+from typing import Any
+
+__all__ = ["CTCPath", "ctc_best_path", "stitch_frames"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from vision.ops import ctc
+
+        return getattr(ctc, name)
+    raise AttributeError(f"module 'vision.ops' has no attribute {name!r}")
