@@ -22,3 +22,13 @@ def test_equals_numpy_median(dtype) -> None:
 def test_python_floats_and_empty() -> None:
     assert median([0.1, 0.7, 0.2, 0.4]) == float(np.median([0.1, 0.7, 0.2, 0.4]))
     assert np.isnan(median([]))
+
+
+def test_imports_without_torch() -> None:
+    """The layout stages use it in torch-free processes (the Ray driver): ``vision.ops`` loads torch lazily."""
+    import subprocess
+    import sys
+
+    code = "import sys, vision.ops.median; assert 'torch' not in sys.modules, 'torch imported'"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
