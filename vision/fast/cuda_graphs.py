@@ -17,6 +17,7 @@ run the eager model. Calls are serialised by a lock (one input buffer per shape)
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from typing import Any
@@ -31,8 +32,6 @@ __all__ = ["CUDAGraphs", "graphs_available"]
 def graphs_available(device: torch.device) -> bool:
     """Whether :class:`CUDAGraphs` can run on ``device`` (a CUDA device; graphs are off under
     ``VISION_CUDA_GRAPHS=0``)."""
-    import os
-
     return device.type == "cuda" and torch.cuda.is_available() and os.environ.get("VISION_CUDA_GRAPHS") != "0"
 
 

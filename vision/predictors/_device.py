@@ -115,5 +115,6 @@ def place(model: nn.Module, device: torch.device, dtype: torch.dtype, *, channel
         if graphs_available(device):
             model = CUDAGraphs(model)
         elif cuda_graphs:
-            raise ValueError(f"cuda_graphs=True needs a CUDA device, got {device}")
+            raise ValueError(f"cuda_graphs=True needs a CUDA device (and VISION_CUDA_GRAPHS unset or not 0), "
+                             f"got {device}")
     return model, nhwc
