@@ -7,12 +7,16 @@ Rungs (cumulative ladder, each beside the fp32 eager baseline measured in the sa
 ``bf16+compile+int8`` when :mod:`vision.fast` offers int8 for the GPU (skipped, and said so, otherwise).
 
 Pages are the bundled sample invoice (1275 x 1650 px = US letter at 150 dpi, 155 words) shifted by a few
-pixels each, so every page differs. ``--workers N`` runs N processes sharing the GPU, each with its own
-predictor and a share of the pages: the CPU side (page decoding, DB post-processing, crops, layout) then
-uses N cores while kernels from all processes keep the GPU busy. The clock starts when every worker is
+pixels each, so every page differs (``--sources DIR``: the page images of a folder instead). ``--workers N``
+runs N processes sharing the GPU, each with its own predictor and a share of the pages: the CPU side (page
+decoding, DB post-processing, crops, layout) then uses N cores while kernels from all processes keep the GPU
+busy; with ``--server`` the models run in one model server process instead (:mod:`vision.predictors.remote`)
+and the N workers do everything else. The clock starts when every worker is
 ready (models built and warmed up, compilation excluded) and stops when the last page is done; workers
 synchronize CUDA before reporting. ``agreement`` is the end-to-end F1 of a rung's words against the fp32
-eager words on the same pages (IoU >= 0.5 and the same text). Prints a table; writes JSON to ``--out``.
+eager words on the same pages (IoU >= 0.5 and the same text); ``host_cpu_busy`` the share of the host's
+cores busy over the timed window (``/proc/stat``). ``--profile FILE`` writes cProfile stats of worker 0's
+timed calls. Prints a table; writes JSON to ``--out``.
 """
 
 from __future__ import annotations
@@ -55,6 +59,16 @@ def letter_pages(n: int, seed: int = 0) -> list[np.ndarray]:
     return pages
 
 
+def source_pages(folder: Path, n: int) -> list[np.ndarray]:
+    """``n`` pages read from the image files of ``folder`` (sorted; cycled when it holds fewer), RGB uint8."""
+    import cv2
+
+    files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg", ".tif"))
+    if not files:
+        raise SystemExit(f"no page images in {folder}")
+    return [cv2.cvtColor(cv2.imread(str(files[i % len(files)])), cv2.COLOR_BGR2RGB) for i in range(n)]
+
+
 def _int8(model: Any) -> Any:
     from vision.fast.quantize import quantize_int8  # type: ignore[import-not-found]
 
@@ -86,6 +100,7 @@ def build_predictor(rung: str, args: argparse.Namespace) -> Any:
         compile="compile" in rung,
         channels_last=not args.nchw,
         min_rows=args.min_rows,
+        slanted=False,  # as ocr_predictor builds it: the pipeline rereads slanted words on photos only
     )
     if "int8" in rung:
         det.model, reco.model = _int8(det.model), _int8(reco.model)
@@ -106,26 +121,41 @@ def _page_words(docs: list[Any]) -> list[list[tuple[tuple[float, ...], str]]]:
     return [[(w.geometry, w.value) for w in page.words] for doc in docs for page in doc.pages]
 
 
-def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: Any, queue: Any) -> None:
+def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: Any, queue: Any,
+            client: Any = None) -> None:
     import cv2
     import torch
 
     torch.set_num_threads(1)  # one core per worker: N workers share the host's cores without oversubscribing
     cv2.setNumThreads(1)
+    if client is not None:  # --server: the models run in the model server, this process does the rest
+        from vision.predictors.remote import install
+
+        install(client)
     try:
         predictor = build_predictor(rung, args)
-        pages = letter_pages(args.pages, seed=0)[rank :: args.workers]
+        pages = (source_pages(args.sources, args.pages) if args.sources else letter_pages(args.pages, seed=0))[
+            rank :: args.workers]
         for _ in range(args.warmup):
             predictor(pages[: args.pages_per_batch])
-        _sync(args.device)
+        _sync(args.device if client is None else "cpu")  # a server's worker has no CUDA context
         ready.wait()
         start.wait()
+        profile = None
+        if args.profile is not None and rank == 0:
+            import cProfile
+
+            profile = cProfile.Profile()
+            profile.enable()
         t0 = time.perf_counter()
         docs = [
             predictor(pages[i : i + args.pages_per_batch]) for i in range(0, len(pages), args.pages_per_batch)
         ]
-        _sync(args.device)
+        _sync(args.device if client is None else "cpu")  # a server's worker has no CUDA context
         seconds = time.perf_counter() - t0
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(str(args.profile))
         words = _page_words(docs)
         queue.put(
             (
@@ -134,7 +164,8 @@ def _worker(rank: int, rung: str, args: argparse.Namespace, ready: Any, start: A
                     "seconds": seconds,
                     "pages": len(pages),
                     "words": words,
-                    "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9 if args.device != "cpu" else 0.0,
+                    "peak_mem_gb": torch.cuda.max_memory_allocated() / 1e9
+                    if args.device != "cpu" and client is None else 0.0,
                 },
             )
         )
@@ -147,33 +178,58 @@ def run_rung(rung: str, args: argparse.Namespace) -> dict[str, Any]:
     """Run one rung in ``args.workers`` fresh processes; aggregate pages/s from the slowest worker."""
     ctx = mp.get_context("spawn")
     ready, start, queue = ctx.Barrier(args.workers + 1), ctx.Barrier(args.workers + 1), ctx.Queue()
+    server = None
+    if args.server:
+        from vision.predictors.remote import ModelServer
+
+        server = ModelServer(args.device, args.workers, threads=args.server_threads)
     procs = [
-        ctx.Process(target=_worker, args=(r, rung, args, ready, start, queue)) for r in range(args.workers)
+        ctx.Process(target=_worker, args=(r, rung, args, ready, start, queue, server and server.client(r)))
+        for r in range(args.workers)
     ]
     for p in procs:
         p.start()
     try:
         ready.wait()
+        busy0 = _cpu_ticks()
         start.wait()
     except Exception:  # a worker failed while building: collect its error below
-        pass
+        busy0 = None
     results = dict(queue.get() for _ in procs)
+    busy1 = _cpu_ticks()
     for p in procs:
         p.join()
+    if server is not None:
+        server.close()
     errors = [r["error"] for r in results.values() if "error" in r]
     if errors:
         return {"rung": rung, "error": errors[0]}
     seconds = max(r["seconds"] for r in results.values())
     pages = sum(r["pages"] for r in results.values())
     words = [results[r]["words"] for r in sorted(results)]
+    cpu = None
+    if busy0 and busy1 and busy1[1] > busy0[1]:
+        cpu = round((busy1[0] - busy0[0]) / (busy1[1] - busy0[1]), 3)
     return {
         "rung": rung,
         "pages": pages,
         "seconds": round(seconds, 3),
+        "host_cpu_busy": cpu,
         "pages_per_s": round(pages / seconds, 1),
         "peak_mem_gb": round(max(r["peak_mem_gb"] for r in results.values()), 2),
         "_words": words,
     }
+
+
+def _cpu_ticks() -> tuple[int, int] | None:
+    """``(busy, total)`` CPU ticks of the whole host so far (Linux ``/proc/stat``), else ``None``: their
+    differences over the timed window give the share of the host's cores that were busy."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def agreement(a: list, b: list) -> float:
@@ -207,6 +263,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the models' convolutions NCHW (the predictors' CUDA default is channels-last)")
     parser.add_argument("--page-resize", choices=("host", "device"), default=None,
                         help="where the detector fits pages to its input (default: the predictor's, device on CUDA)")
+    parser.add_argument("--sources", type=Path, default=None,
+                        help="read the pages from the images of this folder instead of the sample invoice")
+    parser.add_argument("--server", action="store_true",
+                        help="the models in one model server process, the workers do the rest "
+                             "(vision.predictors.remote)")
+    parser.add_argument("--server-threads", type=int, default=4, help="requests the model server runs at once")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="write cProfile stats of worker 0's timed calls to this file")
     parser.add_argument("--det-arch", default=None)
     parser.add_argument("--reco-arch", default=None)
     parser.add_argument("--random-weights", action="store_true", help="dry run without the shipped weights")
@@ -236,8 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     machine = f"{gpu}, {os.cpu_count()} CPU cores, torch {torch.__version__}"
     report = {
         "machine": machine,
-        "page": "1275x1650 (letter, 150 dpi), 155 words",
+        "page": f"images of {args.sources}" if args.sources else "1275x1650 (letter, 150 dpi), 155 words",
         "workers": args.workers,
+        "model_server": args.server,
         "page_resize": args.page_resize or ("device" if args.device.startswith("cuda") else "host"),
         "channels_last": not args.nchw,
         "pages_per_batch": args.pages_per_batch,
@@ -246,14 +311,14 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
     }
     print(machine)
-    print(f"{'rung':<20} {'pages/s':>9} {'speedup':>8} {'agreement':>10} {'peak GB':>8}")
+    print(f"{'rung':<20} {'pages/s':>9} {'speedup':>8} {'agreement':>10} {'peak GB':>8} {'CPU busy':>9}")
     for r in rows:
         if "error" in r:
             print(f"{r['rung']:<20} skipped: {r['error']}")
         else:
             print(
                 f"{r['rung']:<20} {r['pages_per_s']:>9.1f} {r.get('speedup', 1.0):>8.2f} "
-                f"{r.get('agreement', 1.0):>10.4f} {r['peak_mem_gb']:>8.2f}"
+                f"{r.get('agreement', 1.0):>10.4f} {r['peak_mem_gb']:>8.2f} {r['host_cpu_busy'] or 0:>9.1%}"
             )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

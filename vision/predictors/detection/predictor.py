@@ -29,6 +29,7 @@ from torch import Tensor
 from vision.fast.compile import mark_dynamic_rows
 from vision.io.page import PageImage
 from vision.predictors._device import onnx_runner, pick_device, place, registered_identity, wants_onnx
+from vision.predictors.remote import installed, remote_detector
 from vision.models._registry import default_model, get_entry, get_model
 from vision.models.detection.dbnet import CONFIGS, DBNet, DBProbability
 from vision.ops.db_postprocess import DBOptions, db_postprocess
@@ -177,6 +178,7 @@ class DetectionPredictor:
         self.model, self.device, self.dtype = model, torch.device(device), dtype
         self.batch_size, self.straight, self.params, self.shapes = batch_size, straight, params, tuple(shapes)
         self.outlines = outlines
+        self.remote: Callable[..., tuple[np.ndarray, list[tuple[int, int]]]] | None = None  # a model server's
         self._mean = torch.tensor(mean, device=device).view(1, 3, 1, 1) * 255
         self._std = torch.tensor(std, device=device).view(1, 3, 1, 1) * 255
         self._mean_np = np.asarray(mean, np.float32) * 255
@@ -241,13 +243,22 @@ class DetectionPredictor:
         for shape, idx in groups.items():
             for start in range(0, len(idx), self.batch_size):
                 chunk = idx[start : start + self.batch_size]
-                canvases, sizes = self._fit([images[i] for i in chunk], shape, [zooms[i] for i in chunk])
-                probs = self.probabilities(canvases)
+                probs, sizes = self.maps([images[i] for i in chunk], shape, [zooms[i] for i in chunk])
                 for i, prob, (h, w) in zip(chunk, probs, sizes):
                     out = db_postprocess(prob[:h, :w], self.params, straight=self.straight, outlines=self.outlines)
                     results[i] = DetectionResult(out.boxes, out.scores, out.polygons, out.outlines,
                                                  out.angles)
         return results  # type: ignore[return-value]
+
+    def maps(self, images: list[np.ndarray | Tensor], shape: tuple[int, int], zooms: list[float]
+             ) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """Probability maps ``float32[B, H, W]`` of ``images`` fitted into ``shape`` at their ``zooms``, and the
+        ``(h', w')`` each fills: the model step, run by a model server when ``remote`` is set
+        (:mod:`vision.predictors.remote`)."""
+        if self.remote is not None:
+            return self.remote(images, shape, zooms)
+        canvases, sizes = self._fit(images, shape, zooms)
+        return self.probabilities(canvases), sizes
 
     def _fit(
         self, images: list[np.ndarray | Tensor], shape: tuple[int, int], zooms: list[float] | None = None
@@ -348,6 +359,12 @@ def detection_predictor(
     if not shapes:
         shapes = [tuple(s) for s in meta.get("input_shapes", ())] or INPUT_SHAPES
     network = cache(lambda: _dbnet(arch, weights))  # built once, if at all
+    if (client := installed()) is not None and client.serves(dev):  # the model runs in a model server
+        return remote_detector(client, config=CONFIGS[arch] if arch in CONFIGS else network().config,
+                               params=params, straight=assume_straight_pages, outlines=outlines, arch=arch,
+                               weights=weights and str(weights), dtype=dtype, batch_size=batch_size,
+                               shapes=tuple(shapes), compile=compile, cuda_graphs=cuda_graphs,
+                               channels_last=channels_last)
 
     runner, nhwc = None, False
     if wants_onnx(onnx, dev, dtype, compile=compile):

@@ -10,17 +10,14 @@ stays under 32 columns per crop (the padded frames are also excluded from decodi
 text) are also read rotated by 90 degrees both ways and the most confident reading wins; unsure readings
 are read again straightened by a shear (:mod:`.tilt`, slanted words in axis-aligned crops).
 
-Resizing to height 32 runs where ``resize`` says. ``"host"`` (the default on the CPU, where ``cv2`` is the
-fastest): per crop, the host resizes (``cv2`` in a thread pool, into the batch's uint8 staging array).
-``"device"`` (the default on CUDA, where host cores bound the call: 52.9k vs 33.9k crops/s with bf16 + compile
-on an H100, ``benchmarks/recognition.py``): per crop, the host only copies the raw bytes into one flat buffer,
-and the device resizes the whole batch in a few ``roi_align`` calls (:mod:`.device_resize`: bilinear like ``cv2`` when enlarging, within
-a grey level; area-like averaging when shrinking, within a few). Staging memory is pinned on CUDA. A batch
-goes to the device in one copy, is padded, normalised, run and CTC-decoded there, and comes back as one array
-of ids and one of confidences, made strings in one vectorised step (:mod:`.batching`).
-Batches are pipelined: the pool stages the next ones while the device runs one, and batch ``k`` is read only
-once batch ``k + 1`` is queued. The same code runs on every device, with the results of ``batch_crops`` +
-``ctc_best_path`` (the tests check it).
+Resizing to height 32 runs where ``resize`` says: ``"host"`` (the CPU default: ``cv2`` in a thread pool, into
+the batch's uint8 staging array) or ``"device"`` (the CUDA default, where host cores bound the call: 52.9k vs
+33.9k crops/s with bf16 + compile on an H100, ``benchmarks/recognition.py``): the host copies each crop's raw
+bytes into one flat buffer and the device resizes the batch with ``roi_align`` (:mod:`.device_resize`:
+within a grey level of ``cv2``). A batch goes to the device in one copy, is padded, normalised, run and
+CTC-decoded there, and comes back as one array of ids and one of confidences, made strings in one vectorised
+step (:mod:`.batching`). Batches are pipelined: the pool stages the next ones while the device runs one. The
+same code runs on every device, with the results of ``batch_crops`` + ``ctc_best_path`` (the tests check it).
 """
 
 from __future__ import annotations
@@ -65,6 +62,7 @@ from vision.predictors.recognition.preprocess import (
     resized_widths,
 )
 from vision.predictors.recognition.tilt import reread_slanted, reread_turned
+from vision.predictors.remote import installed, remote_recognizer
 
 __all__ = ["RecognitionPredictor", "recognition_predictor"]
 
@@ -111,6 +109,7 @@ class RecognitionPredictor:
         self._cuda = device.type == "cuda"
         self._spare: dict[tuple[int, ...], list[torch.Tensor]] = {}  # CPU staging buffers to reuse, by shape
         self._side: torch.cuda.Stream | None = None  # for lexicon look-ups while the device works on
+        self.remote: Any = None  # the model step in a model server (vision.predictors.remote)
 
     # -- public ------------------------------------------------------------------------------------------
     def with_lexicon(self, lexicon: Lexicon | None) -> RecognitionPredictor:
@@ -148,16 +147,10 @@ class RecognitionPredictor:
 
     @torch.inference_mode()
     def read_batch(self, x: torch.Tensor, widths: np.ndarray) -> tuple[list[str], np.ndarray]:
-        """Read a batch cut and padded elsewhere (the page pipeline cuts crops on the device).
-
-        Args:
-            x: ``[n, 3, HEIGHT, W]`` float crops with uint8 values, on the model's device, padded past
-                ``widths``; none of them split or tall (:meth:`is_split`, :meth:`is_tall`).
-            widths: ``int[n]`` width of each crop in ``x`` before the padding.
-
-        Returns:
-            The texts (lexicon applied) and ``float[n]`` confidences, as ``__call__`` gives them.
-        """
+        """Read a batch cut and padded elsewhere (the page pipeline cuts crops on the device): ``x``
+        (``[n, 3, HEIGHT, W]`` float crops with uint8 values, on the model's device, none split or tall:
+        :meth:`is_split`, :meth:`is_tall`) padded past ``widths`` (``int[n]``) -> texts (lexicon applied)
+        and ``float[n]`` confidences, as ``__call__`` gives them."""
         frames = -(-np.asarray(widths) // STRIDE)
         logits, ids, confidence = self._run(x, frames)
         if logits.device.type == "cuda":
@@ -280,6 +273,8 @@ class RecognitionPredictor:
         """Resize (a :class:`Packed` batch), pad, normalise, run and decode a staged ``[n, 32, W, 3]`` uint8
         batch. Returns the logits ``[n, T, C]`` (float32, on the model's device) and host copies (asynchronous
         on CUDA) of the packed ids ``[n, T]`` (int16) and confidences ``[n]``."""
+        if self.remote is not None:
+            return self.remote(buffer, widths, frames)
         n = len(widths)
         if isinstance(buffer, Packed):
             flat = buffer.flat.to(self.device, non_blocking=True)
@@ -383,6 +378,9 @@ def recognition_predictor(arch: str | None = None, *, weights: str | Path | None
         options["lexicon"] = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(str(lexicon))
     dev = pick_device(device)
     dtype = dtype or torch.float32
+    if (client := installed()) is not None and client.serves(dev):  # the model runs in a model server
+        return remote_recognizer(client, arch, batch_size, options, weights=weights and str(weights),
+                                 dtype=dtype, compile=compile, cuda_graphs=cuda_graphs, channels_last=channels_last)
     network = cache(lambda: get_model(arch, weights=weights).eval())  # built once, if at all
     if wants_onnx(onnx, dev, dtype, compile=compile):
         threads = torch.get_num_threads()

@@ -1,0 +1,97 @@
+"""The model server (``vision.predictors.remote``): predictors whose model step runs in another process read
+exactly what the same predictors read with their models at home, and the server's errors reach the caller."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pipelines"))
+from _ocr_stages import render_page  # noqa: E402
+
+from vision.predictors.detection.predictor import detection_predictor  # noqa: E402
+from vision.predictors.recognition.predictor import recognition_predictor  # noqa: E402
+from vision.predictors.remote import ModelServer, install, installed  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ModelServer("cpu", 1) as srv:
+        yield srv
+
+
+@pytest.fixture
+def client(server):
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the server runs: the same float sums, so equal results
+    install(server.client(0))
+    try:
+        yield installed()
+    finally:
+        install(None)
+        torch.set_num_threads(threads)
+
+
+def _words(doc) -> list[tuple]:
+    return [(w.geometry, w.value, w.confidence) for page in doc.pages for w in page.words]
+
+
+def test_the_ocr_pipeline_reads_the_same_with_its_models_in_a_server(client) -> None:
+    """The same resize modes on both sides (the server fits pages and resizes crops on its device), so the
+    words, boxes and confidences are equal, not close."""
+    import vision
+
+    remote = vision.ocr_predictor(device="cpu", onnx=False)
+    assert remote.pipeline["detect"].predictor.remote is not None
+    assert remote.pipeline["recognize"].predictor.remote is not None
+    install(None)
+    local = vision.ocr_predictor(
+        device="cpu", det_predictor=detection_predictor(device="cpu", resize="device", onnx=False),
+        reco_predictor=recognition_predictor(device="cpu", resize="device", onnx=False, slanted=False))
+    pages = [render_page()[0], render_page(["Remote models", "read the same 42 words"], size=(300, 700))[0]]
+    got, want = _words(remote(pages)), _words(local(pages))
+    assert len(want) >= 8 and got == want
+
+
+def test_zoomed_detection_and_long_crops_match(client) -> None:
+    det = detection_predictor(device="cpu", onnx=False)
+    reco = recognition_predictor(device="cpu", onnx=False, lexicon=None)
+    assert det.remote is not None and reco.remote is not None and det.model is None
+    install(None)
+    home_det = detection_predictor(device="cpu", onnx=False, resize="device")
+    home_reco = recognition_predictor(device="cpu", onnx=False, lexicon=None, resize="device")
+    page = render_page()[0]
+    for zooms in (None, [0.5]):
+        a, b = det([page], zooms)[0], home_det([page], zooms)[0]
+        assert np.array_equal(a.boxes, b.boxes) and np.array_equal(a.scores, b.scores)
+    line = render_page(["a line far wider than the recognizer's widest bucket, read in chunks"],
+                       size=(60, 1400), top=10)[0]
+    crops = [line, line[:, :300], np.ascontiguousarray(line[:, :300].transpose(1, 0, 2))]  # split, plain, tall
+    assert reco(crops) == home_reco(crops)
+
+
+def test_server_errors_reach_the_caller_and_it_keeps_serving(client) -> None:
+    with pytest.raises(Exception, match="unknown model server method"):
+        client.call((("task", "detection"),), "nonsense")
+    with pytest.raises(Exception):
+        client.call((("arch", "no-such-model"), ("task", "detection")), "maps", [], (64, 64), [])
+    det = detection_predictor(device="cpu", onnx=False)
+    assert len(det([render_page()[0]])[0]) > 0
+
+
+def test_without_a_client_builders_stay_local() -> None:
+    assert installed() is None
+    det = detection_predictor(device="cpu", onnx=False)
+    assert det.remote is None and det.model is not None
+
+
+def test_the_server_stops() -> None:
+    srv = ModelServer("cpu", 1)
+    assert srv.process.is_alive()
+    srv.close()
+    assert not srv.process.is_alive()
