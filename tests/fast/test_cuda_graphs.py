@@ -44,6 +44,42 @@ def test_recognizer_replays_equal_eager(dtype: torch.dtype) -> None:
 
 @pytest.mark.gpu
 @cuda
+def test_threads_on_their_own_streams_get_their_own_results() -> None:
+    """Four threads, each on its own CUDA stream, call one graphed recognizer with inputs of one shape (one
+    graph, one input buffer): a replay waits for the last one on the device, so each gets its eager logits."""
+    import threading
+
+    from vision.models import get_model
+
+    model, _ = place(get_model("crnn_mobilenet_small").eval(), torch.device("cuda"), torch.bfloat16,
+                     cuda_graphs=False)
+    graphed = CUDAGraphs(model)
+    inputs = [torch.rand(256, 3, 32, 192, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    with torch.inference_mode():
+        want = [model(x) for x in inputs]
+        graphed(inputs[0])  # captured here, before the threads
+    got: dict[int, list[torch.Tensor]] = {}
+
+    def run(k: int) -> None:
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream), torch.inference_mode():
+            stream.wait_stream(torch.cuda.default_stream())
+            outs = [graphed(inputs[k]) for _ in range(20)]
+            stream.synchronize()
+        got[k] = outs
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert graphed.captured == 1
+    for k in range(4):
+        assert all(torch.equal(out, want[k]) for out in got[k]), k
+
+
+@pytest.mark.gpu
+@cuda
 def test_detector_replays_equal_eager() -> None:
     from vision.models.detection.dbnet import DBProbability
     from vision.predictors.detection.predictor import _dbnet

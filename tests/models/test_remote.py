@@ -90,8 +90,14 @@ def test_without_a_client_builders_stay_local() -> None:
     assert det.remote is None and det.model is not None
 
 
-def test_the_server_stops() -> None:
+def test_the_server_stops_and_a_call_after_its_end_fails_instead_of_waiting() -> None:
+    from vision.errors import VisionError
+
     srv = ModelServer("cpu", 1)
     assert srv.process.is_alive()
+    srv.process.kill()  # however it ends: here without a word to its clients
+    srv.process.join(10)
+    with pytest.raises(VisionError, match="model server stopped"):
+        srv.client(0).call((("task", "detection"),), "maps", [], (64, 64), [])
     srv.close()
     assert not srv.process.is_alive()

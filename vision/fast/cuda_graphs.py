@@ -12,7 +12,8 @@ output. The same kernels run on the same data, so results equal the eager model'
 The predictors bound their input shapes (width buckets and power-of-two row counts: ``pad_batches``), so a
 process captures a few dozen graphs at most; they share one memory pool (one shape's activations at a time,
 as eager). Past ``max_graphs`` shapes, or if a capture fails (an operation CUDA graphs cannot hold), calls
-run the eager model. Calls are serialised by a lock (one input buffer per shape).
+run the eager model. Calls are serialised by a lock (one input buffer per shape), and a call on another
+CUDA stream than the last waits for that replay on the device.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class CUDAGraphs(nn.Module):
         self._pool: Any = None
         self._failed: str | None = None
         self._lock = threading.Lock()
+        self._done: torch.cuda.Event | None = None  # the last replay's end, for callers on other streams
 
     @property
     def captured(self) -> int:
@@ -77,9 +79,15 @@ class CUDAGraphs(nn.Module):
                 if entry is None:
                     return self.module(x)
             graph, static_in, static_out = entry
+            stream = torch.cuda.current_stream(x.device)
+            if self._done is not None:  # a replay queued on another stream uses the buffers and the pool
+                stream.wait_event(self._done)
             static_in.copy_(x)
             graph.replay()
-            return _clone(static_out)
+            out = _clone(static_out)
+            self._done = torch.cuda.Event()
+            self._done.record(stream)
+            return out
 
     def _capture(self, x: Tensor, key: tuple) -> tuple[torch.cuda.CUDAGraph, Tensor, Any] | None:
         static_in = x.clone()

@@ -21,6 +21,7 @@ measures it. No interface uses it by default.
 from __future__ import annotations
 
 import contextlib
+import queue
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,10 +43,12 @@ class Client:
         replies: this worker's reply queue.
         slot: this worker's index in the server's reply queues.
         device: the server's device: builders asked for a device of its type return remote predictors.
+        alive: the read end of a pipe whose only write end the server holds: readable (end of file) once the
+            server is gone, however it ended, so a call fails instead of waiting for ever.
     """
 
-    def __init__(self, requests: Any, replies: Any, slot: int, device: str) -> None:
-        self.requests, self.replies, self.slot, self.device = requests, replies, slot, device
+    def __init__(self, requests: Any, replies: Any, slot: int, device: str, alive: Any) -> None:
+        self.requests, self.replies, self.slot, self.device, self.alive = requests, replies, slot, device, alive
 
     def serves(self, device: torch.device) -> bool:
         """Whether models asked for on ``device`` run in the server."""
@@ -56,7 +59,13 @@ class Client:
         raised there."""
         _share_by_name()
         self.requests.put((self.slot, spec, method, args))
-        ok, value = self.replies.get()
+        while True:
+            try:
+                ok, value = self.replies.get(timeout=0.5)
+                break
+            except queue.Empty:
+                if self.alive.poll():
+                    raise VisionError(None, "the model server stopped; its models cannot be run") from None
         if not ok:
             raise value
         return value
@@ -161,13 +170,15 @@ class ModelServer:
         self.device = device
         self.requests = ctx.Queue()
         self.replies = [ctx.Queue() for _ in range(workers)]
-        self.process = ctx.Process(target=serve, args=(device, self.requests, self.replies, threads),
+        self._alive, held = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(target=serve, args=(device, self.requests, self.replies, threads, held),
                                    daemon=True, name="vision-model-server")
         self.process.start()
+        held.close()  # the server holds the only write end now
 
     def client(self, slot: int) -> Client:
         """Worker ``slot``'s handle."""
-        return Client(self.requests, self.replies[slot], slot, self.device)
+        return Client(self.requests, self.replies[slot], slot, self.device, self._alive)
 
     def close(self, timeout: float = 30.0) -> None:
         """Stop the server (after the requests already queued)."""
@@ -217,10 +228,11 @@ def _answer(predictor: Any, method: str, args: tuple) -> Any:
     raise ValueError(f"unknown model server method {method!r}")
 
 
-def serve(device: str, requests: Any, replies: Sequence[Any], threads: int = 1) -> None:
+def serve(device: str, requests: Any, replies: Sequence[Any], threads: int = 1, held: Any = None) -> None:
     """The server's loop: answer each ``(slot, spec, method, args)`` request on ``replies[slot]`` with
     ``(True, value)`` or ``(False, exception)`` until ``None`` arrives. ``threads`` requests run at once,
-    each thread on its own CUDA stream, so one request's copies and host work overlap another's kernels."""
+    each thread on its own CUDA stream, so one request's copies and host work overlap another's kernels.
+    ``held`` (the write end of the clients' ``alive`` pipe) is only held: it closes when this process ends."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
