@@ -10,7 +10,7 @@ detector ships the raw pages (the server fits them to the input shape on its dev
 probability maps), a recognizer ships its packed crops (resized on the device; the logits, best paths and
 confidences come back). Tensors cross as named shared-memory files (:mod:`torch.multiprocessing`), and maps
 and logits come back in the model's dtype, so a worker reads exactly what the same predictors read with
-their models at home (``tests/models/test_remote.py``). The server builds each model on its first request
+their models at home (``tests/models/test_model_server.py``). The server builds each model on its first request
 (keyed by the builder's arguments) and answers requests in arrival order, ``threads`` at a time.
 
 Where it stands (``docs/benchmarks.md``): one server thread on an H200 reads 107 pages/s with 15 workers,
