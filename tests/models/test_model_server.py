@@ -71,7 +71,8 @@ def test_zoomed_detection_and_long_crops_match(client) -> None:
         assert np.array_equal(a.boxes, b.boxes) and np.array_equal(a.scores, b.scores)
     line = render_page(["a line far wider than the recognizer's widest bucket, read in chunks"],
                        size=(60, 1400), top=10)[0]
-    crops = [line, line[:, :300], np.ascontiguousarray(line[:, :300].transpose(1, 0, 2))]  # split, plain, tall
+    tall = np.ascontiguousarray(line[:, :300].transpose(1, 0, 2))
+    crops = [line, line[:, :300], tall]  # split into chunks, plain, read turned
     assert reco(crops) == home_reco(crops)
 
 
@@ -101,3 +102,33 @@ def test_the_server_stops_and_a_call_after_its_end_fails_instead_of_waiting() ->
         srv.client(0).call((("task", "detection"),), "maps", [], (64, 64), [])
     srv.close()
     assert not srv.process.is_alive()
+
+
+def test_arena_round_trip_keeps_structure_dtypes_and_values() -> None:
+    """Lists, tuples, dicts and dataclasses of numpy arrays and tensors (bfloat16, bool, empty ones) come
+    back equal and of their kind; the block grows for a bigger message."""
+    import torch
+
+    from vision.predictors._arena import Arena, unpack
+    from vision.predictors.recognition.device_resize import Packed
+
+    rng = np.random.default_rng(0)
+    packed = Packed(torch.from_numpy(rng.integers(0, 255, 1000, dtype=np.uint8)),
+                    rng.integers(0, 9, (5, 3)), ((0, 3, 32, 40),), 96)
+    message = ([rng.random((7, 5)).astype(np.float32), torch.rand(3, 4).to(torch.bfloat16)],
+               {"ids": torch.zeros((2, 0), dtype=torch.int16), "mask": rng.random(6) > 0.5},
+               packed, (64, 64), "text", 0.5)
+    arena = Arena(size=256)
+    out, block = arena.pack(message)
+    assert arena.block is block and block.numel() >= 1000 and block.is_shared()
+    back = unpack(out, block, copy=True)
+    assert np.array_equal(back[0][0], message[0][0]) and isinstance(back[0][0], np.ndarray)
+    assert back[0][1].dtype == torch.bfloat16 and torch.equal(back[0][1], message[0][1])
+    assert back[1]["ids"].shape == (2, 0) and np.array_equal(back[1]["mask"], message[1]["mask"])
+    assert isinstance(back[2], Packed) and torch.equal(back[2].flat, packed.flat)
+    assert np.array_equal(back[2].meta, packed.meta)
+    assert back[2].groups == packed.groups and back[2].width == 96
+    assert back[3:] == ((64, 64), "text", 0.5)
+    small, again = arena.pack([np.ones(3)])
+    assert again is block  # reused while it fits
+    assert np.array_equal(unpack(small, again)[0], np.ones(3))

@@ -1,21 +1,22 @@
 """One process runs the models for many: a model server on the GPU and the remote predictors of its workers.
 
-Processes that each hold their own models on one GPU each make a CUDA context, and the GPU time-slices
-between contexts: with 12 such processes on an H200 a third of each one's time went to waiting for its
-kernels (``docs/benchmarks.md``, *One model process*). Here one process, the :class:`ModelServer`, holds the
-models on the device, and worker processes keep everything else: page decoding, pre- and post-processing,
-every pipeline stage. In a worker where a :class:`Client` is installed (:func:`install`), the detection and
-recognition builders asked for the server's device return predictors whose model step runs in the server: a
-detector ships the raw pages (the server fits them to the input shape on its device and returns the
-probability maps), a recognizer ships its packed crops (resized on the device; the logits, best paths and
-confidences come back). Tensors cross as named shared-memory files (:mod:`torch.multiprocessing`), and maps
-and logits come back in the model's dtype, so a worker reads exactly what the same predictors read with
-their models at home (``tests/models/test_model_server.py``). The server builds each model on its first request
+Processes that each hold their own models on one GPU each make a CUDA context, and the GPU time-slices between
+contexts: with 12 such processes on an H200 a third of each one's time went to waiting for its kernels
+(``docs/benchmarks.md``, *One model process*). Here one process, the :class:`ModelServer`, holds the models on
+the device, and worker processes keep everything else: page decoding, pre- and post-processing, every pipeline
+stage. In a worker where a :class:`Client` is installed (:func:`install`), the detection and recognition
+builders asked for the server's device return predictors whose model step runs in the server: a detector ships
+the raw pages (the server fits them to the input shape on its device and returns the probability maps), a
+recognizer ships its packed crops (resized on the device; the logits, best paths and confidences come back).
+Messages cross through one reusable shared-memory block per side (:mod:`vision.predictors._arena`), and maps
+and logits come back in the model's dtype, so a worker reads exactly what the same predictors read with their
+models at home (``tests/models/test_model_server.py``). The server builds each model on its first request
 (keyed by the builder's arguments) and answers requests in arrival order, ``threads`` at a time.
 
-Where it stands (``docs/benchmarks.md``): one server thread on an H200 reads 107 pages/s with 15 workers,
-below 12 processes with models of their own (132-154 pages/s); ``benchmarks/gpu_throughput.py --server``
-measures it. No interface uses it by default.
+Where it stands (``docs/benchmarks.md``, *One model process*): with a shared-memory file per tensor, one
+server thread on an H200 read 107 pages/s with 15 workers, below 12 processes with models of their own
+(132-154 pages/s); the reusable blocks cut a page's traffic from 14.5 to 1.7 ms on our 2-core CPU and are not
+measured on a GPU yet. ``benchmarks/gpu_throughput.py --server`` measures it; no interface uses it by default.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 import torch
 
 from vision.errors import VisionError
+from vision.predictors._arena import Arena, unpack
 
 __all__ = ["Client", "ModelServer", "install", "installed", "remote_detector", "remote_recognizer"]
 
@@ -48,7 +50,9 @@ class Client:
     """
 
     def __init__(self, requests: Any, replies: Any, slot: int, device: str, alive: Any) -> None:
-        self.requests, self.replies, self.slot, self.device, self.alive = requests, replies, slot, device, alive
+        self.requests, self.replies, self.slot = requests, replies, slot
+        self.device, self.alive = device, alive
+        self._arena: Arena | None = None
 
     def serves(self, device: torch.device) -> bool:
         """Whether models asked for on ``device`` run in the server."""
@@ -58,22 +62,27 @@ class Client:
         """Run ``method`` (``"maps"`` or ``"forward"``) of the model ``spec`` in the server; raises what it
         raised there."""
         _share_by_name()
-        self.requests.put((self.slot, spec, method, args))
+        if self._arena is None:
+            self._arena = Arena()
+        self.requests.put((self.slot, spec, method, *self._arena.pack(args)))
         while True:
             try:
-                ok, value = self.replies.get(timeout=0.5)
+                ok, value, block = self.replies.get(timeout=0.5)
                 break
             except queue.Empty:
                 if self.alive.poll():
                     raise VisionError(None, "the model server stopped; its models cannot be run") from None
         if not ok:
             raise value
-        return value
+        return unpack(value, block, copy=True)  # the server reuses its block for the next answer
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_arena": None}  # each process fills an arena of its own
 
 
 def _share_by_name() -> None:
-    """Tensors cross as named shared-memory files: torch's default passes a file descriptor per tensor over a
-    socket, which cost ~30 ms a tensor with 15 workers on a 16-core host."""
+    """Shared tensors (the arenas' blocks) cross by file name: torch's default passes a file descriptor per
+    tensor over a socket, which cost ~30 ms a tensor with 15 workers on a 16-core host."""
     import torch.multiprocessing as tmp
 
     if tmp.get_sharing_strategy() != "file_system":
@@ -95,13 +104,6 @@ def _key(**kwargs: Any) -> tuple:
     return tuple(sorted((k, tuple(map(tuple, v)) if k == "shapes" and v else v) for k, v in kwargs.items()))
 
 
-def _tensor(array: np.ndarray) -> torch.Tensor:
-    """A tensor over ``array`` (a C-contiguous, writable copy where it is not one)."""
-    if not (array.flags.c_contiguous and array.flags.writeable):
-        array = np.array(array, order="C")
-    return torch.from_numpy(array)
-
-
 class _RemoteMaps:
     """A detector's model step in the server: raw pages -> probability maps (float32) and fitted sizes."""
 
@@ -110,8 +112,7 @@ class _RemoteMaps:
 
     def __call__(self, images: list[Any], shape: tuple[int, int], zooms: list[float]
                  ) -> tuple[np.ndarray, list[tuple[int, int]]]:
-        pages = [_tensor(im) if isinstance(im, np.ndarray) else im.cpu() for im in images]
-        probs, sizes = self.client.call(self.spec, "maps", pages, tuple(shape), list(zooms))
+        probs, sizes = self.client.call(self.spec, "maps", list(images), tuple(shape), list(zooms))
         return probs.float().numpy(), sizes
 
 
@@ -208,23 +209,16 @@ def _build(spec: tuple, device: str) -> Any:
                                  **kwargs)
 
 
-def _shared(tensor: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
-    """``tensor`` copied (and cast) once, straight into shared memory: sending it then copies nothing."""
-    out = torch.empty(tensor.shape, dtype=dtype or tensor.dtype).share_memory_()
-    return out.copy_(tensor)
-
-
 def _answer(predictor: Any, method: str, args: tuple) -> Any:
     if method == "maps":
         pages, shape, zooms = args
         probs, sizes = predictor.maps(pages, shape, zooms)
-        return _shared(torch.from_numpy(probs), predictor.dtype), sizes
+        return torch.from_numpy(probs).to(predictor.dtype), sizes
     if method == "forward":
         logits, ids, confidence = predictor._forward(*args)
-        host = _shared(logits, predictor.dtype)
-        if logits.device.type == "cuda":  # the host copies of ids and confidence were queued before
+        if logits.device.type == "cuda":  # the host copies of ids and confidence are queued
             torch.cuda.current_stream(logits.device).synchronize()
-        return host, ids, confidence
+        return logits.to(predictor.dtype), ids, confidence
     raise ValueError(f"unknown model server method {method!r}")
 
 
@@ -237,6 +231,7 @@ def serve(device: str, requests: Any, replies: Sequence[Any], threads: int = 1, 
     from concurrent.futures import ThreadPoolExecutor
 
     models: dict[tuple, Any] = {}
+    arenas: dict[int, Arena] = {}  # one per worker: its answers (a worker has one request at a time)
     building = threading.Lock()
     local = threading.local()
     torch.set_num_threads(1)
@@ -249,15 +244,17 @@ def serve(device: str, requests: Any, replies: Sequence[Any], threads: int = 1, 
                 models[spec] = _build(spec, device)
             return models[spec]
 
-    def run(slot: int, spec: tuple, method: str, args: tuple) -> None:
+    def run(slot: int, spec: tuple, method: str, message: Any, block: torch.Tensor) -> None:
         try:
             if cuda and not hasattr(local, "stream"):
                 local.stream = torch.cuda.Stream(torch.device(device))
             stream = torch.cuda.stream(local.stream) if cuda else contextlib.nullcontext()
             with stream, torch.inference_mode():
-                answer: tuple[bool, Any] = (True, _answer(model(spec), method, args))
+                value = _answer(model(spec), method, unpack(message, block))
+                answer: tuple[bool, Any, Any] = (True, *arenas.setdefault(slot, Arena()).pack(value))
         except Exception as exc:  # noqa: BLE001 - the worker raises it
-            answer = (False, exc if _picklable(exc) else VisionError(None, f"{type(exc).__name__}: {exc}"))
+            error = exc if _picklable(exc) else VisionError(None, f"{type(exc).__name__}: {exc}")
+            answer = (False, error, None)
         replies[slot].put(answer)
 
     with ThreadPoolExecutor(max(1, threads), thread_name_prefix="model-server") as pool:
