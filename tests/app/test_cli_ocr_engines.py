@@ -200,6 +200,20 @@ def test_ray_resources_give_cpu_nodes_one_actor_on_every_core() -> None:
     assert plan_resources({"CPU": 64.0, "GPU": 4.0}, [64.0], 2) == ({"num_gpus": 1.0}, 2, 1.0, None)
     assert plan_resources({"CPU": 8.0}, [8.0], 3) == ({"num_cpus": 1.0}, 3, None, 1)
 
+def test_replicas_with_a_model_server_write_the_text_one_process_writes(corpus: Path, tmp_path: Path,
+                                                                        capsys) -> None:
+    """``--model-server``: the two processes' models run in one server process (here on the CPU). The server
+    fits pages and resizes crops as on a GPU (``resize="device"``), so the geometry may differ in the last
+    digits from the CPU defaults; the text does not."""
+    assert main(["ocr", str(corpus), "-o", str(tmp_path / "one"), "-f", "txt", "--no-progress"]) == 1
+    capsys.readouterr()
+    out = tmp_path / "served"
+    assert main(["ocr", str(corpus), "-o", str(out), "-f", "txt", "--devices", "cpu", "--replicas", "2",
+                 "--model-server", "--no-progress"]) == 1
+    assert "d.png" in capsys.readouterr().err  # the damaged file is reported, the run goes on
+    assert _outputs(out) == _outputs(tmp_path / "one") and len(_outputs(out)) == 4
+
+
 def test_processes_sharing_a_device_build_eager_models() -> None:
     import argparse
 
@@ -212,3 +226,5 @@ def test_processes_sharing_a_device_build_eager_models() -> None:
     assert shared.cuda_graphs is False and shared.threads >= 1
     assert options_from_args(shared).cuda_graphs is False
     assert getattr(worker_args(args, ["cuda:0", "cuda:1"]), "cuda_graphs", None) is None
+    args.model_server = True  # one process holds the models: graphs are its to choose
+    assert getattr(worker_args(args, ["cuda:0", "cuda:0"]), "cuda_graphs", None) is None

@@ -132,3 +132,30 @@ def test_arena_round_trip_keeps_structure_dtypes_and_values() -> None:
     small, again = arena.pack([np.ones(3)])
     assert again is block  # reused while it fits
     assert np.array_equal(unpack(small, again)[0], np.ones(3))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs CUDA")
+def test_a_gpu_server_reads_what_the_gpu_predictors_read_at_home() -> None:
+    """bf16 models on CUDA in the server (CUDA graphs on: it has the GPU to itself) against the same
+    predictors in this process: equal boxes, scores and readings."""
+    import torch
+
+    page = render_page()[0]
+    line = render_page(["a line far wider than the recognizer's widest bucket, read in chunks"],
+                       size=(60, 1400), top=10)[0]
+    crops = [line, line[:, :300], np.ascontiguousarray(line[:, :300].transpose(1, 0, 2))]
+    home_det = detection_predictor(device="cuda", dtype=torch.bfloat16)
+    home_reco = recognition_predictor(device="cuda", dtype=torch.bfloat16)
+    want_det, want_reco = home_det([page], [0.5])[0], home_reco(crops)
+    with ModelServer("cuda", 1) as srv:
+        install(srv.client(0))
+        try:
+            det = detection_predictor(device="cuda", dtype=torch.bfloat16)
+            reco = recognition_predictor(device="cuda", dtype=torch.bfloat16)
+            assert det.remote is not None and reco.remote is not None
+            got_det, got_reco = det([page], [0.5])[0], reco(crops)
+        finally:
+            install(None)
+    assert np.array_equal(got_det.boxes, want_det.boxes) and np.array_equal(got_det.scores, want_det.scores)
+    assert got_reco == want_reco

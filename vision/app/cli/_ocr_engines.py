@@ -45,6 +45,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                        "pipeline on its share of the files, so host work spreads over N cores per GPU "
                        "(default: 1, or on one CUDA device with -o, 3/4 of the cores within GPU memory, "
                        f"at most one per {FILES_PER_REPLICA} files)")
+    group.add_argument("--model-server", action="store_true",
+                       help="run the models of each device's processes in one model server process on that "
+                       "device (vision.predictors.remote); the processes do all other work")
 
 
 def auto_replicas(args: argparse.Namespace, files: int) -> int:
@@ -122,11 +125,11 @@ def _pull(todo: Any) -> Iterator[Any]:
 
 
 def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: int, events: Any,
-                   ahead: int | None = None) -> None:
+                   ahead: int | None = None, client: Any = None) -> None:
     """One replica's process: the bulk engine over the files it takes from the shared queue ``todo`` (a
     replica that is slower, or got a long PDF, takes fewer), at most ``ahead`` in flight; one event per file.
     A replica that cannot build its predictor takes no file and says why (``(None, reason)``): the others
-    read them."""
+    read them. With ``client`` (``--model-server``) its models run in the model server."""
     import cv2
     import torch
 
@@ -135,6 +138,10 @@ def _device_worker(args: argparse.Namespace, device: str, todo: Any, workers: in
 
     torch.set_num_threads(args.threads)  # the host's cores shared by the device processes
     cv2.setNumThreads(args.threads)
+    if client is not None:
+        from vision.predictors.remote import install
+
+        install(client)
     try:
         predictor = build(args, device)
     except Exception as exc:  # noqa: BLE001 - reported; the other replicas go on
@@ -188,9 +195,22 @@ def worker_args(args: argparse.Namespace, devices: list[str]) -> argparse.Namesp
 
     args = copy.copy(args)
     args.threads = max(1, (os.cpu_count() or 2) // len(devices))
-    if len(devices) > len(set(devices)) and getattr(args, "cuda_graphs", None) is None:
+    shared = len(devices) > len(set(devices)) and not getattr(args, "model_server", False)
+    if shared and getattr(args, "cuda_graphs", None) is None:
         args.cuda_graphs = False
     return args
+
+
+def _model_servers(args: argparse.Namespace, devices: list[str]) -> tuple[list[Any], list[Any]]:
+    """With ``--model-server``: one model server per device and each device process's client of it (else no
+    server and ``None`` clients)."""
+    if not getattr(args, "model_server", False):
+        return [], [None] * len(devices)
+    from vision.predictors.remote import ModelServer
+
+    servers = {d: ModelServer(d, devices.count(d)) for d in dict.fromkeys(devices)}
+    clients = [servers[d].client(devices[:k].count(d)) for k, d in enumerate(devices)]
+    return list(servers.values()), clients
 
 
 def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
@@ -211,8 +231,9 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
         todo.put(None)
     args = worker_args(args, devices)
     ahead = files_in_flight(len(jobs), len(devices), workers)
-    procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events, ahead), daemon=False)
-             for d in devices]
+    servers, clients = _model_servers(args, devices)
+    procs = [ctx.Process(target=_device_worker, args=(args, d, todo, workers, events, ahead, client),
+                         daemon=False) for d, client in zip(devices, clients)]
     for p in procs:
         p.start()
     errors, seen, reason = 0, 0, None
@@ -233,6 +254,8 @@ def _run_devices(args: argparse.Namespace, jobs: list[Any], bar: Any) -> int:
     finally:
         for p in procs:
             p.join()
+        for server in servers:
+            server.close()
     lost = len(jobs) - seen  # no replica left to read them
     for _ in range(lost):
         errors += _report(bar, None, reason or "a device process ended before its files were done")
