@@ -212,6 +212,9 @@ def test_replicas_with_a_model_server_write_the_text_one_process_writes(corpus: 
                  "--model-server", "--no-progress"]) == 1
     assert "d.png" in capsys.readouterr().err  # the damaged file is reported, the run goes on
     assert _outputs(out) == _outputs(tmp_path / "one") and len(_outputs(out)) == 4
+    assert main(["ocr", str(corpus / "b.png"), "-o", str(tmp_path / "alone"), "--model-server",
+                 "--no-progress"]) == 0
+    assert "--model-server serves several processes" in capsys.readouterr().err
 
 
 def test_processes_sharing_a_device_build_eager_models() -> None:

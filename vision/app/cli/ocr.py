@@ -330,6 +330,9 @@ def run(args: argparse.Namespace, predictor: Callable[[Any], Document] | None = 
     if not bulk and (spread or getattr(args, "engine", "local") == "ray"):
         print("note: --redo-ocr runs in this process (--engine, --devices and --replicas are ignored)",
               file=sys.stderr)
+    elif getattr(args, "model_server", False) and not spread:
+        print("note: --model-server serves several processes of a device (--replicas N, --devices); this run "
+              "has one, which holds its models itself", file=sys.stderr)
     if bulk and (getattr(args, "engine", "local") == "ray" or spread):
         from vision.app.cli._ocr_engines import run_engine
 
