@@ -122,3 +122,33 @@ def test_replicas_run_eager_models_unless_told() -> None:
 
     assert replica_options(OCROptions(replicas=4)) == OCROptions(replicas=1, cuda_graphs=False)
     assert replica_options(OCROptions(replicas=4, cuda_graphs=True)).cuda_graphs is True
+    assert replica_options(OCROptions(replicas=4, model_server=True)).cuda_graphs is None  # the server's call
+
+
+def test_replicas_with_a_model_server_read_the_text_one_process_reads(pages) -> None:
+    """``model_server=True``: the two replicas' models run in one server process (here on the CPU), which
+    fits pages and resizes crops as on a GPU, so the words are those of one process, boxes within a pixel."""
+    one = vision.ocr_predictor(device="cpu")
+    served = vision.ocr_predictor(device="cpu", replicas=2, model_server=True)
+    try:
+        got, want = served(pages), one(pages)
+        words = [[w.value for w in p.words] for p in got.pages]
+        assert words == [[w.value for w in p.words] for p in want.pages] and sum(map(len, words)) >= 10
+        for a, b in zip(got.pages, want.pages):
+            assert np.allclose([w.geometry for w in a.words], [w.geometry for w in b.words], atol=2 / 640)
+    finally:
+        served.close()
+    assert served.replicas is None
+
+
+def test_every_interface_maps_onto_the_model_server_option() -> None:
+    from vision.app.api.settings import ModelSettings
+    from vision.pipelines.ocr.options import OCROptions, options_from_args, options_with
+
+    assert OCROptions().model_server is False and options_with(model_server=True).model_server is True
+    assert ModelSettings(device="cpu", model_server=True).ocr_options().model_server is True
+    assert ModelSettings(device="cpu").ocr_options().model_server is False
+    from vision.app.cli import build_parser
+
+    args = build_parser().parse_args(["ocr", "in", "-o", "out", "--model-server"])
+    assert args.model_server is True and options_from_args(args).model_server is True

@@ -126,6 +126,11 @@ class ModelSettings(_Group):
         f"memory again); None: {SERVICE_GPU_REPLICAS} on a CUDA device (fewer where its memory or the "
         "cores hold fewer), 1 elsewhere",
     )
+    model_server: bool = Field(
+        False,
+        description="the replicas' models in one model server process on the device (OCROptions.model_server, "
+        "vision.predictors.remote) instead of one copy each",
+    )
     sparse_words: int | None = Field(
         None,
         ge=0,

@@ -93,6 +93,8 @@ class OCROptions:
         replicas: processes that each build these models and read a share of every call's pages
             (:mod:`vision.pipelines.ocr.replicas`): on a GPU the host work between model calls then runs on
             that many cores; 1: this process only.
+        model_server: the replicas' models run in one model server process on the device
+            (:mod:`vision.predictors.remote`) instead of each replica holding its own.
     """
 
     det_arch: str | None = None
@@ -124,6 +126,7 @@ class OCROptions:
     photo: PhotoOptions = field(default_factory=PhotoOptions)
     text_scale: TextScale = field(default_factory=TextScale)
     replicas: int = 1
+    model_server: bool = False
 
     def __post_init__(self) -> None:
         for name in ("det_batch_size", "reco_batch_size", "pages_per_batch", "replicas"):
@@ -262,4 +265,6 @@ def _speed(args: Any) -> dict[str, Any]:
         out["compile"] = args.compile
     if getattr(args, "cuda_graphs", None) is not None:  # set for replicas sharing a GPU, not a flag
         out["cuda_graphs"] = args.cuda_graphs
+    if getattr(args, "model_server", False):
+        out["model_server"] = True
     return out

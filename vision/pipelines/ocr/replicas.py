@@ -10,6 +10,9 @@ service's batcher threads (:mod:`vision.app.api.runtime`) and a long document's 
 (:class:`~vision.pipelines.ocr.predictor.OCRPredictor`) keep every replica busy. ``vision ocr --replicas``
 does the same per file (:mod:`vision.app.cli._ocr_engines`).
 
+With ``OCROptions.model_server`` the replicas' models run in one model server process on their device
+(:mod:`vision.predictors.remote`: one CUDA context instead of N), and the replicas do all other work.
+
 Replicas start building their models when the pool is made; the first call waits for them. A replica that
 fails a chunk sends its exception back (raised by the call, the others' pages dropped); one that dies makes
 the pool unusable (:class:`~vision.errors.VisionError` on that call and every later one, never a hang).
@@ -80,14 +83,14 @@ def split_evenly(count: int, parts: int) -> list[slice]:
 
 def replica_options(options: OCROptions) -> OCROptions:
     """What each replica builds: ``options`` for one process, eager unless ``cuda_graphs`` is set (CUDA
-    graphs made 12 processes sharing one GPU slower: ``docs/benchmarks.md``)."""
-    graphs = False if options.cuda_graphs is None else options.cuda_graphs
-    return replace(options, replicas=1, cuda_graphs=graphs)
+    graphs made 12 processes sharing one GPU slower: ``docs/benchmarks.md``), or left to a model server."""
+    shared = options.cuda_graphs is None and not options.model_server
+    return replace(options, replicas=1, cuda_graphs=False if shared else options.cuda_graphs)
 
 
-def _serve(conn: Any, options: OCROptions, threads: int) -> None:
-    """A replica: build the predictor, then answer each list of pages with ``(True, pages)`` or
-    ``(False, exception)`` until ``None`` arrives or the pipe closes."""
+def _serve(conn: Any, options: OCROptions, threads: int, client: Any = None) -> None:
+    """A replica: build the predictor (its models in a model server with ``client``), then answer each list of
+    pages with ``(True, pages)`` or ``(False, exception)`` until ``None`` arrives or the pipe closes."""
     import cv2
     import torch
 
@@ -95,6 +98,10 @@ def _serve(conn: Any, options: OCROptions, threads: int) -> None:
 
     torch.set_num_threads(threads)
     cv2.setNumThreads(threads)
+    if client is not None:
+        from vision.predictors.remote import install
+
+        install(client)
     try:
         predictor: Any = ocr_predictor(options=options)
     except Exception as exc:  # noqa: BLE001 - every call then fails with the build error
@@ -192,7 +199,18 @@ def _feed(conn: Any, jobs: queue.SimpleQueue, state: _State) -> None:
             future.set_exception(value)
 
 
-def _stop(jobs: queue.SimpleQueue, feeders: list[threading.Thread], conns: list[Any], procs: list[Any]) -> None:
+def _model_server(options: OCROptions, count: int) -> Any:
+    """With ``options.model_server``: the model server of ``count`` replicas, on their device."""
+    if not options.model_server:
+        return None
+    from vision.predictors._device import pick_device
+    from vision.predictors.remote import ModelServer
+
+    return ModelServer(str(pick_device(options.device)), count)
+
+
+def _stop(jobs: queue.SimpleQueue, feeders: list[threading.Thread], conns: list[Any], procs: list[Any],
+          server: Any = None) -> None:
     for _ in feeders:
         jobs.put(None)
     for thread in feeders:
@@ -207,6 +225,8 @@ def _stop(jobs: queue.SimpleQueue, feeders: list[threading.Thread], conns: list[
         proc.join(timeout=10)
         if proc.is_alive():
             proc.kill()
+    if server is not None:
+        server.close()
 
 
 class ReplicaPool:
@@ -224,9 +244,12 @@ class ReplicaPool:
         threads = max(1, (os.cpu_count() or 2) // count)
         self._conns: list[Any] = []
         self._procs: list[Any] = []
-        for _ in range(count):
+        self._server = _model_server(options, count)
+        for k in range(count):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(child, single, threads), daemon=True, name="vision-replica")
+            client = self._server.client(k) if self._server is not None else None
+            proc = ctx.Process(target=_serve, args=(child, single, threads, client), daemon=True,
+                               name="vision-replica")
             proc.start()
             child.close()
             self._conns.append(parent)
@@ -237,7 +260,8 @@ class ReplicaPool:
                                           name="vision-replica-feeder") for conn in self._conns]
         for thread in self._feeders:
             thread.start()
-        self._finalizer = weakref.finalize(self, _stop, self._jobs, self._feeders, self._conns, self._procs)
+        self._finalizer = weakref.finalize(self, _stop, self._jobs, self._feeders, self._conns, self._procs,
+                                           self._server)
 
     def __len__(self) -> int:
         return len(self._procs)
