@@ -159,3 +159,17 @@ def test_a_gpu_server_reads_what_the_gpu_predictors_read_at_home() -> None:
             install(None)
     assert np.array_equal(got_det.boxes, want_det.boxes) and np.array_equal(got_det.scores, want_det.scores)
     assert got_reco == want_reco
+
+
+def test_calls_from_several_threads_take_turns(client) -> None:
+    """Threads of one worker share its client (one reply queue, one arena): each gets its own answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    det = detection_predictor(device="cpu", onnx=False)
+    pages = [render_page()[0], render_page(["Another page", "of words"])[0]] * 3
+    install(None)
+    home = detection_predictor(device="cpu", onnx=False, resize="device")
+    want = [home([p])[0].boxes for p in pages]
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda p: det([p])[0].boxes, pages))
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))

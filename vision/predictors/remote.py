@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +55,7 @@ class Client:
         self.requests, self.replies, self.slot = requests, replies, slot
         self.device, self.alive = device, alive
         self._arena: Arena | None = None
+        self._lock = threading.Lock()  # one request at a time: one reply queue, one arena
 
     def serves(self, device: torch.device) -> bool:
         """Whether models asked for on ``device`` run in the server."""
@@ -61,24 +63,28 @@ class Client:
 
     def call(self, spec: tuple, method: str, *args: Any) -> Any:
         """Run ``method`` (``"maps"`` or ``"forward"``) of the model ``spec`` in the server; raises what it
-        raised there."""
+        raised there. Calls from several threads take turns."""
         _share_by_name()
-        if self._arena is None:
-            self._arena = Arena()
-        self.requests.put((self.slot, spec, method, *self._arena.pack(args)))
-        while True:
-            try:
-                ok, value, block = self.replies.get(timeout=0.5)
-                break
-            except queue.Empty:
-                if self.alive.poll():
-                    raise VisionError(None, "the model server stopped; its models cannot be run") from None
-        if not ok:
-            raise value
-        return unpack(value, block, copy=True)  # the server reuses its block for the next answer
+        with self._lock:
+            if self._arena is None:
+                self._arena = Arena()
+            self.requests.put((self.slot, spec, method, *self._arena.pack(args)))
+            while True:
+                try:
+                    ok, value, block = self.replies.get(timeout=0.5)
+                    break
+                except queue.Empty:
+                    if self.alive.poll():
+                        raise VisionError(None, "the model server stopped: its models cannot run") from None
+            if not ok:
+                raise value
+            return unpack(value, block, copy=True)  # the server reuses its block for the next answer
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_arena": None}  # each process fills an arena of its own
+        return {k: v for k, v in self.__dict__.items() if k not in ("_arena", "_lock")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _arena=None, _lock=threading.Lock())  # each process its own arena
 
 
 def _share_by_name() -> None:
@@ -228,7 +234,6 @@ def serve(device: str, requests: Any, replies: Sequence[Any], threads: int = 1, 
     ``(True, value)`` or ``(False, exception)`` until ``None`` arrives. ``threads`` requests run at once,
     each thread on its own CUDA stream, so one request's copies and host work overlap another's kernels.
     ``held`` (the write end of the clients' ``alive`` pipe) is only held: it closes when this process ends."""
-    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     models: dict[tuple, Any] = {}
