@@ -15,7 +15,7 @@ models at home (``tests/models/test_model_server.py``). The server builds each m
 
 Where it stands (``docs/benchmarks.md``, *One model process*): with a shared-memory file per tensor, one
 server thread on an H200 read 107 pages/s with 15 workers, below 12 processes with models of their own
-(132-154 pages/s); the reusable blocks cut a page's traffic from 14.5 to 1.7 ms on our 2-core CPU and are not
+(132-154 pages/s); the reusable blocks cut a page's traffic from 15-21 to 2-3 ms on our 2-core CPU and are not
 measured on a GPU yet. ``benchmarks/gpu_throughput.py --server`` and ``vision ocr --model-server`` use it;
 no interface does by default.
 """
