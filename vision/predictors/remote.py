@@ -217,10 +217,9 @@ def _build(spec: tuple, device: str) -> Any:
 
 
 def _answer(predictor: Any, method: str, args: tuple) -> Any:
-    if method == "maps":
-        pages, shape, zooms = args
-        probs, sizes = predictor.maps(pages, shape, zooms)
-        return torch.from_numpy(probs).to(predictor.dtype), sizes
+    if method == "maps":  # the maps cross in the model's dtype, copied from the device straight into the arena
+        canvases, sizes = predictor._fit(*args)
+        return predictor.device_probabilities(canvases), sizes
     if method == "forward":
         logits, ids, confidence = predictor._forward(*args)
         if logits.device.type == "cuda":  # the host copies of ids and confidence are queued

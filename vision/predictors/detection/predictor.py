@@ -8,11 +8,9 @@ pages (:func:`padded_rows`), so the model sees a bounded set of shapes whatever 
 kernels once per shape). Post-processing is :func:`vision.ops.db_postprocess`.
 
 Where the resize runs is the ``resize`` option: ``"host"`` (OpenCV, the CPU default) or ``"device"`` (the
-CUDA default): the page's bytes are copied to the device once and resized there by
+CUDA default: the page's bytes are copied to the device once and resized there by
 :func:`vision.ops.resize.resize_uint8` with OpenCV's weights, sparing the host ~20 ms of one core per letter
-page. GPU OCR throughput is bound by host work, so this pays: 262-266 vs 208-221 pages/s with pages fitted
-on the device vs on the host (H100, 12 worker processes, alternating runs of ``benchmarks/gpu_throughput.py
---page-resize device|host``).
+page: 262-266 vs 208-221 pages/s on an H100, ``benchmarks/gpu_throughput.py --page-resize device|host``).
 """
 
 from __future__ import annotations
@@ -211,6 +209,12 @@ class DetectionPredictor:
         From a GPU the maps come back in one copy into pinned memory (DMA straight into the array, no
         staging copy by the host); the host waits once per batch.
         """
+        (prob,) = to_host(self.device_probabilities(canvases).float())
+        return prob
+
+    @torch.inference_mode()
+    def device_probabilities(self, canvases: np.ndarray | Tensor) -> Tensor:
+        """The maps of :meth:`probabilities` where the model left them: on its device, in its dtype."""
         n = len(canvases)
         rows = padded_rows(n, self.batch_size) if self.pad_batches else n
         if rows > n:  # a few row counts per input shape (see pad_batches)
@@ -220,8 +224,7 @@ class DetectionPredictor:
         x = self.preprocess(canvases)
         if self.pad_batches:
             mark_dynamic_rows(x)  # compiled: one graph per input shape, any row count
-        (prob,) = to_host(torch.as_tensor(self.model(x))[:n, 0].float())
-        return prob
+        return torch.as_tensor(self.model(x))[:n, 0]
 
     def __call__(self, pages: Sequence[np.ndarray | Tensor | PageImage], zooms: Sequence[float] | None = None
                  ) -> list[DetectionResult]:
